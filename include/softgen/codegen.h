@@ -1,0 +1,66 @@
+/* softgen/codegen.h - plan + template -> LLVM module -> .ll / .ptx / .cubin.
+ *
+ *   sg_module *m;
+ *   sg_codegen(template, plan, &m, &diag);        builds the kernel IR (LLVM-C)
+ *   sg_module_emit(m, SG_EMIT_LLVM, ...);          IR as built
+ *   sg_module_optimize(m, &diag);                  LLVM's O3 pipeline
+ *   sg_module_emit(m, SG_EMIT_ASM / SG_EMIT_OBJECT, ...)
+ *   sg_module_destroy(m);
+ */
+#ifndef SOFTGEN_CODEGEN_H
+#define SOFTGEN_CODEGEN_H
+
+#include <stddef.h>
+
+#include "softgen/api.h"
+#include "softgen/constraints.h"
+#include "softgen/diag.h"
+#include "softgen/template.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_module sg_module;
+
+typedef enum sg_emit_kind {
+  SG_EMIT_LLVM,  /* textual LLVM IR of the module as it stands */
+  SG_EMIT_ASM,   /* target assembly: PTX for nvptx, AMDGPU assembly for amdgpu */
+  SG_EMIT_OBJECT /* code object: .cubin (ptxas) for nvptx, .hsaco (ld.lld) for amdgpu */
+} sg_emit_kind;
+
+/* Bytes owned by the caller; release with sg_buffer_free. Text is NUL-terminated
+ * (the NUL is not counted in size). */
+typedef struct sg_buffer {
+  char *data;
+  size_t size;
+} sg_buffer;
+
+SG_API void sg_buffer_free(sg_buffer *b);
+
+typedef struct sg_emit_options {
+  const char *ptxas; /* path of ptxas; NULL: $CUDA_HOME/bin, then PATH */
+  const char *lld;   /* path of ld.lld; NULL: LLVM's tools dir, then PATH */
+} sg_emit_options;
+
+/* Builds the kernel described by plan for template t. */
+SG_API sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out,
+                            sg_diag *diag);
+
+/* Runs LLVM's default<O3> pipeline for the target machine. */
+SG_API sg_status sg_module_optimize(sg_module *m, sg_diag *diag);
+
+/* Emits the module in the given form. opts may be NULL. */
+SG_API sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options *opts,
+                                sg_buffer *out, sg_diag *diag);
+
+SG_API void sg_module_destroy(sg_module *m);
+
+/* File extensions of the plan's target: ".ptx"/".cubin" or ".s"/".hsaco". */
+SG_API const char *sg_plan_asm_ext(const sg_plan *plan);
+SG_API const char *sg_plan_object_ext(const sg_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

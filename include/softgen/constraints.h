@@ -1,0 +1,68 @@
+/* softgen/constraints.h - Wave's constraint vocabulary, and the plan that
+ * resolving constraints for one problem produces.
+ *
+ *   HardwareConstraint(threads_per_wave=32, waves_per_block=(8, 1, 1),
+ *                      vector_shapes={M: 1, N: 8})
+ *   WorkgroupConstraint(M, 1, 0)       # dim, tile (rows per workgroup), grid axis
+ *   WorkgroupConstraint(N, N, 1)       # a whole row per workgroup
+ *   WaveConstraint(M, 1)               # rows per wave
+ *   WaveConstraint(N, 1024)            # columns per wave
+ *
+ * Constraints come from files and/or the command line (same syntax); anything
+ * not given is chosen by softgen's auto-configuration (one documented place:
+ * lib/constraints/resolve.c, choose_defaults). Given constraints are honoured
+ * or rejected with the rule they break; they are never silently changed.
+ * docs: kernels-templates/README.md. */
+#ifndef SOFTGEN_CONSTRAINTS_H
+#define SOFTGEN_CONSTRAINTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "softgen/api.h"
+#include "softgen/diag.h"
+#include "softgen/meta.h"
+#include "softgen/template.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_constraints sg_constraints;
+typedef struct sg_plan sg_plan;
+
+/* An empty constraint set (everything chosen automatically). */
+SG_API sg_status sg_constraints_create(sg_constraints **out, sg_diag *diag);
+SG_API void sg_constraints_destroy(sg_constraints *c);
+
+/* Adds the constraints in text (file names the source for diagnostics). A
+ * constraint kind or dim given twice is an error naming both places. */
+SG_API sg_status sg_constraints_parse(sg_constraints *c, const char *file, const char *text,
+                                      size_t len, sg_diag *diag);
+SG_API sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_diag *diag);
+
+/* The problem a plan is resolved for: N and dtype fixed at generation time
+ * (M stays a run-time argument), the target and its arch. */
+typedef struct sg_problem {
+  int64_t n;
+  sg_dtype dtype;
+  const char *target; /* "nvptx" (default when NULL) or "amdgpu" */
+  const char *arch;   /* NULL: the target's default */
+} sg_problem;
+
+/* Resolves constraints for template and problem into a plan, or rejects them
+ * with SG_ERR_CONSTRAINT and a message naming the broken rule and limit. */
+SG_API sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c,
+                                 const sg_problem *p, sg_plan **out, sg_diag *diag);
+SG_API void sg_plan_destroy(sg_plan *plan);
+
+/* Prints every number of the plan, marking which were chosen automatically. */
+SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
+
+/* The kernel's symbol, e.g. "softgen_softmax_f16_n8192". */
+SG_API const char *sg_plan_kernel_name(const sg_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,116 @@
+/* softgen/meta.h - the launch metadata every softgen code object carries.
+ *
+ * A code object (.ptx, .cubin, .hsaco, host object) holds one constant global
+ * named SG_META_SYMBOL: a NUL-terminated text of "key value" lines that begins
+ * with "softgen-meta 1" and ends with "end". It says everything needed to launch
+ * the kernel, so a code object alone is enough. Example:
+ *
+ *   softgen-meta 1
+ *   kernel softgen_softmax_f16_n8192
+ *   template softmax
+ *   target nvptx
+ *   arch sm_90
+ *   n 8192
+ *   block 256
+ *   rows_per_block 1
+ *   smem 64
+ *   cluster 1
+ *   vector_bytes 16
+ *   tensor x in f16
+ *   tensor y out f16
+ *   arg tensor x
+ *   arg tensor y
+ *   arg rows
+ *   arg stride x
+ *   arg stride y
+ *   end
+ *
+ * The kernel's parameters are the "arg" lines in order: "tensor T" is the base
+ * pointer of tensor T, "rows" is M (i64), "stride T" is T's row stride in
+ * elements (i64). The grid is 1-D; the kernel strides over row blocks, so any
+ * grid size from 1 to ceil(M / rows_per_block) computes every row.
+ *
+ * This header and lib/meta need only libc: the runtime uses them without LLVM. */
+#ifndef SOFTGEN_META_H
+#define SOFTGEN_META_H
+
+#include "softgen/api.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "softgen/diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SG_META_SYMBOL "softgen_meta"
+#define SG_META_MAGIC "softgen-meta 1\n"
+#define SG_META_MAX_TENSORS 8
+#define SG_META_MAX_ARGS 24
+#define SG_META_NAME_MAX 64
+
+typedef enum sg_dtype { SG_DTYPE_F16, SG_DTYPE_BF16, SG_DTYPE_F32, SG_DTYPE_COUNT } sg_dtype;
+
+/* "f16", "bf16", "f32". */
+SG_API const char *sg_dtype_name(sg_dtype dtype);
+/* Bytes per element: 2, 2, 4. */
+SG_API unsigned sg_dtype_size(sg_dtype dtype);
+/* Parses a dtype name (also "float16", "half", "bfloat16", "float32", "float").
+ * Returns 0 on success, -1 for an unknown name. */
+SG_API int sg_dtype_parse(const char *name, sg_dtype *out);
+
+typedef enum sg_arg_kind { SG_ARG_TENSOR, SG_ARG_ROWS, SG_ARG_STRIDE } sg_arg_kind;
+
+typedef struct sg_meta_tensor {
+  char name[SG_META_NAME_MAX];
+  int is_output;
+  sg_dtype dtype;
+} sg_meta_tensor;
+
+typedef struct sg_meta_arg {
+  sg_arg_kind kind;
+  int tensor; /* index into tensors[] for SG_ARG_TENSOR and SG_ARG_STRIDE, else -1 */
+} sg_meta_arg;
+
+typedef struct sg_meta {
+  int version;
+  char kernel[128];
+  char template_name[SG_META_NAME_MAX];
+  char target[16]; /* "nvptx", "amdgpu", "host" */
+  char arch[32];   /* "sm_90", "gfx942", ... */
+  int64_t n;       /* row length the kernel was generated for */
+  unsigned block;  /* threads per block */
+  unsigned rows_per_block;
+  unsigned smem;         /* static shared memory bytes */
+  unsigned cluster;      /* blocks per cluster along x (1 = no cluster) */
+  unsigned vector_bytes; /* alignment each tensor base and row stride needs */
+  int ntensors;
+  sg_meta_tensor tensors[SG_META_MAX_TENSORS];
+  int nargs;
+  sg_meta_arg args[SG_META_MAX_ARGS];
+} sg_meta;
+
+/* Writes meta as text into buf (capacity cap, NUL included). *len (optional)
+ * receives the text length without the NUL. SG_ERR_INVALID_ARGUMENT if it does
+ * not fit. */
+SG_API sg_status sg_meta_format(const sg_meta *meta, char *buf, size_t cap, size_t *len, sg_diag *diag);
+
+/* Parses metadata text (len bytes, need not be NUL-terminated; parsing stops at
+ * "end"). Checks every field and cross-reference; SG_ERR_PARSE with the line
+ * number on any malformed input. */
+SG_API sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *diag);
+
+/* Finds and parses the metadata inside a code object's bytes: the raw text
+ * (ELF .cubin, .hsaco, host objects store the initializer verbatim) or, in PTX
+ * text, the byte-list initializer of the global SG_META_SYMBOL. */
+SG_API sg_status sg_meta_find(const void *object, size_t size, sg_meta *out, sg_diag *diag);
+
+/* Index of the tensor named name, or -1. */
+SG_API int sg_meta_tensor_index(const sg_meta *meta, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,108 @@
+/* softgen/runtime.h - load softgen code objects and launch their kernels.
+ *
+ * The runtime (libsoftgen_rt) needs no CUDA or ROCm toolkit to build: it opens
+ * the driver library at run time (libcuda.so.1 for CUDA, libamdhip64.so for
+ * HIP) with dlopen. The environment variables SOFTGEN_CUDA_LIBRARY and
+ * SOFTGEN_HIP_LIBRARY name another library to open instead (test doubles).
+ *
+ * A kernel is launched from its code object's metadata (softgen/meta.h): the
+ * caller passes one sgrt_tensor per "tensor" line, in that order, and the
+ * runtime checks them (dtype, N, rows, strides, alignment, null pointers)
+ * before packing the kernel's arguments and launching on the given stream. */
+#ifndef SOFTGEN_RUNTIME_H
+#define SOFTGEN_RUNTIME_H
+
+#include "softgen/api.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "softgen/diag.h"
+#include "softgen/meta.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sgrt_backend { SGRT_BACKEND_AUTO, SGRT_BACKEND_CUDA, SGRT_BACKEND_HIP } sgrt_backend;
+
+typedef struct sgrt_runtime sgrt_runtime; /* one driver, one device */
+typedef struct sgrt_kernel sgrt_kernel;   /* one loaded code object */
+typedef struct sgrt_event sgrt_event;     /* a device event, for timing */
+
+/* A 2-D row-major view: rows x cols elements, row_stride elements apart. */
+typedef struct sgrt_tensor {
+  void *data; /* device pointer */
+  int64_t rows;
+  int64_t cols;
+  int64_t row_stride;
+  sg_dtype dtype;
+} sgrt_tensor;
+
+/* Opens the driver for the given backend (AUTO: CUDA, then HIP) and device
+ * ordinal, using the device's primary context (so it shares memory and streams
+ * with PyTorch or CuPy in the same process). SG_ERR_NO_DRIVER when the library
+ * is absent, SG_ERR_DRIVER (with the driver's error name) when it fails. */
+SG_API sg_status sgrt_open(sgrt_backend backend, int device, sgrt_runtime **out, sg_diag *diag);
+
+/* Releases the primary context and closes the driver library. NULL is a no-op. */
+SG_API void sgrt_close(sgrt_runtime *rt);
+
+/* "cuda" or "hip". */
+SG_API const char *sgrt_backend_name(const sgrt_runtime *rt);
+
+/* Device's architecture name, e.g. "sm_90" or "gfx942". */
+SG_API const char *sgrt_device_arch(const sgrt_runtime *rt);
+
+/* Device's name as the driver reports it, e.g. "NVIDIA H100 80GB HBM3". */
+SG_API const char *sgrt_device_name(const sgrt_runtime *rt);
+
+/* Loads a code object (.cubin, .ptx, fatbin, .hsaco) from a file or memory.
+ * Reads and checks its metadata first (SG_ERR_PARSE when missing or malformed)
+ * and its target and arch against the device (SG_ERR_MISMATCH), then loads it
+ * through the driver. The kernel keeps its own copy of the bytes it needs. */
+SG_API sg_status sgrt_kernel_load_file(sgrt_runtime *rt, const char *path, sgrt_kernel **out,
+                                sg_diag *diag);
+SG_API sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
+                                sgrt_kernel **out, sg_diag *diag);
+
+/* The metadata the kernel was loaded with. */
+SG_API const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k);
+
+/* Checks tensors against the metadata and launches on stream (NULL: the
+ * default stream). ntensors must equal meta->ntensors. Every tensor must have
+ * cols == meta->n, the same rows M >= 0 (M == 0 launches nothing), row_stride
+ * >= cols, data and row_stride * element size aligned to meta->vector_bytes,
+ * non-NULL data when M > 0, and the dtype the metadata names.
+ * SG_ERR_MISMATCH / SG_ERR_INVALID_ARGUMENT name the offending tensor. */
+SG_API sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
+                             void *stream, sg_diag *diag);
+
+/* Unloads the module. NULL is a no-op. */
+SG_API void sgrt_kernel_destroy(sgrt_kernel *k);
+
+/* Device memory and synchronisation helpers, for tools and tests. */
+SG_API sg_status sgrt_mem_alloc(sgrt_runtime *rt, size_t bytes, void **dptr, sg_diag *diag);
+SG_API void sgrt_mem_free(sgrt_runtime *rt, void *dptr);
+SG_API sg_status sgrt_memcpy_htod(sgrt_runtime *rt, void *dst, const void *src, size_t bytes,
+                           sg_diag *diag);
+SG_API sg_status sgrt_memcpy_dtoh(sgrt_runtime *rt, void *dst, const void *src, size_t bytes,
+                           sg_diag *diag);
+/* Asynchronous device-to-device copy on stream (the bandwidth reference). */
+SG_API sg_status sgrt_memcpy_dtod(sgrt_runtime *rt, void *dst, const void *src, size_t bytes,
+                           void *stream, sg_diag *diag);
+SG_API sg_status sgrt_memset_d8(sgrt_runtime *rt, void *dst, unsigned char value, size_t bytes,
+                         sg_diag *diag);
+SG_API sg_status sgrt_synchronize(sgrt_runtime *rt, sg_diag *diag);
+
+/* Events for timing on a stream. */
+SG_API sg_status sgrt_event_create(sgrt_runtime *rt, sgrt_event **out, sg_diag *diag);
+SG_API sg_status sgrt_event_record(sgrt_event *ev, void *stream, sg_diag *diag);
+/* Milliseconds between two recorded events; waits for end to complete. */
+SG_API sg_status sgrt_event_elapsed(sgrt_event *start, sgrt_event *end, float *ms, sg_diag *diag);
+SG_API void sgrt_event_destroy(sgrt_event *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

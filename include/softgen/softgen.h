@@ -1,0 +1,14 @@
+/* softgen/softgen.h - the umbrella header of softgen's public C API.
+ *   template.h     parse kernel templates (.sgt)
+ *   constraints.h  Wave-style constraints -> plan
+ *   codegen.h      plan + template -> LLVM module -> .ll / .ptx / .cubin / .hsaco
+ *   meta.h         the launch metadata inside every code object
+ *   runtime.h      load code objects and launch kernels (libsoftgen_rt) */
+#ifndef SOFTGEN_SOFTGEN_H
+#define SOFTGEN_SOFTGEN_H
+#include "softgen/codegen.h"
+#include "softgen/constraints.h"
+#include "softgen/diag.h"
+#include "softgen/meta.h"
+#include "softgen/template.h"
+#endif

@@ -1,0 +1,46 @@
+/* codegen/codegen.h - the state of one kernel's IR construction (internal).
+ * Built by codegen/lower.c, which lowers the op list; codegen/reduce.c builds
+ * the reduction tree; targets' IR hooks receive it. */
+#ifndef SG_INTERNAL_CODEGEN_H
+#define SG_INTERNAL_CODEGEN_H
+
+#include <llvm-c/Core.h>
+
+#include "constraints/constraints.h"
+#include "target/target.h"
+#include "template/template.h"
+
+typedef struct sgc_ctx {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;
+  const sg_plan *plan;
+  const sg_template *t;
+  const sg_target_info *tg;
+  LLVMTypeRef i1, i32, i64, f32, gptr, sptr;
+  LLVMValueRef smem;        /* reduction buffers (NULL when no block-level reduction) */
+  LLVMValueRef tid;         /* thread index in the block (i32) */
+  LLVMValueRef row_in_block, lane_in_row; /* i32 */
+  unsigned next_slot;       /* next reduction buffer of this iteration */
+} sgc_ctx;
+
+typedef enum sgc_reduce_kind { SGC_REDUCE_MAX, SGC_REDUCE_SUM } sgc_reduce_kind;
+
+/* Combines two f32 values (scalars or equal-length vectors) by kind. */
+LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVMValueRef b);
+
+/* The identity of kind (-inf for max, 0 for sum), as a scalar. */
+LLVMValueRef sgc_identity(sgc_ctx *cx, sgc_reduce_kind kind);
+
+/* Reduces a row value held as `chunks` vectors of plan->vec f32 (masked
+ * elements already replaced by the identity) to the row's scalar, which every
+ * thread of the row receives: thread -> wave (xor shuffles) -> block (shared
+ * memory and one barrier). */
+LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chunks);
+
+/* Calls an overloaded LLVM intrinsic by name with one overload type. */
+LLVMValueRef sgc_intrinsic(sgc_ctx *cx, const char *name, LLVMTypeRef overload,
+                           LLVMValueRef *args, unsigned nargs);
+
+#endif

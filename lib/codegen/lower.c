@@ -1,0 +1,443 @@
+/* lower.c - template op list + plan -> one LLVM kernel (softgen/codegen.h).
+ *
+ * Target-independent: ids, shuffles, barriers and exp2 come from the target's
+ * hook table. Layout of the work (all numbers from the plan):
+ *   block = rows_per_block rows x threads_per_row threads; the grid strides
+ *   over row blocks. A thread holds `chunks` vectors of `vec` elements of its
+ *   row: chunk c covers columns (c * threads_per_row + lane) * vec + [0, vec).
+ * Row values ([M, N]) are arrays of <vec x float>; per-row values ([M]) are
+ * one float that every thread of the row holds. Loads are never predicated:
+ * rows past M and columns past N read a clamped, in-bounds address and the
+ * result is replaced by -inf; stores past M or N are skipped. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+
+#include "codegen/codegen.h"
+#include "codegen/module.h"
+
+typedef struct lval {
+  int is_row;          /* 1: chunks[] hold the row's vectors; 0: scalar */
+  LLVMValueRef scalar; /* per-row value */
+  LLVMValueRef *chunks;
+} lval;
+
+typedef struct row_state {
+  LLVMValueRef row, row_valid;     /* i64 row index, i1 */
+  LLVMValueRef row_clamped;        /* i64, always < M */
+  LLVMValueRef *col, *col_valid;   /* per chunk: i64 column, i1 (NULL when always valid) */
+  LLVMValueRef rows_arg;           /* M */
+  LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
+} row_state;
+
+static LLVMTypeRef elem_type(sgc_ctx *cx, int tensor) {
+  const sgt_elem *e = &cx->t->tensors[tensor].elem;
+  sg_dtype d = e->generic ? cx->plan->dtype : e->fixed;
+  switch (d) {
+  case SG_DTYPE_F16:
+    return LLVMHalfTypeInContext(cx->ctx);
+  case SG_DTYPE_BF16:
+    return LLVMBFloatTypeInContext(cx->ctx);
+  default:
+    return cx->f32;
+  }
+}
+
+static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
+  unsigned n = cx->plan->vec;
+  LLVMValueRef elems[16];
+  if (LLVMIsConstant(scalar)) {
+    for (unsigned i = 0; i < n; i++)
+      elems[i] = scalar;
+    return LLVMConstVector(elems, n);
+  }
+  LLVMTypeRef vt = LLVMVectorType(cx->f32, n);
+  LLVMValueRef v = LLVMBuildInsertElement(cx->b, LLVMGetPoison(vt), scalar,
+                                          LLVMConstInt(cx->i32, 0, 0), "");
+  LLVMValueRef zeros[16];
+  for (unsigned i = 0; i < n; i++)
+    zeros[i] = LLVMConstInt(cx->i32, 0, 0);
+  return LLVMBuildShuffleVector(cx->b, v, LLVMGetPoison(vt), LLVMConstVector(zeros, n), "");
+}
+
+/* Address of element (row, col) of tensor ti. */
+static LLVMValueRef element_ptr(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef row,
+                                LLVMValueRef col) {
+  LLVMValueRef off = LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, row, rs->tensor_stride[ti], ""), col, "");
+  return LLVMBuildGEP2(cx->b, elem_type(cx, ti), rs->tensor_ptr[ti], &off, 1, "");
+}
+
+static void lower_read(sgc_ctx *cx, row_state *rs, const sgt_op *op, lval *out) {
+  const sg_plan *pl = cx->plan;
+  LLVMTypeRef et = elem_type(cx, op->tensor);
+  LLVMTypeRef vt = LLVMVectorType(et, pl->vec);
+  unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
+  LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
+  for (unsigned c = 0; c < pl->chunks; c++) {
+    LLVMValueRef col = rs->col[c];
+    if (rs->col_valid[c])
+      col = LLVMBuildSelect(cx->b, rs->col_valid[c], col, LLVMConstInt(cx->i64, 0, 0), "col.clamped");
+    LLVMValueRef p = element_ptr(cx, rs, op->tensor, rs->row_clamped, col);
+    LLVMValueRef v = LLVMBuildLoad2(cx->b, vt, p, "x");
+    LLVMSetAlignment(v, align);
+    if (et != cx->f32)
+      v = LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
+    if (rs->col_valid[c])
+      v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, ninf, "x.masked");
+    out->chunks[c] = v;
+  }
+  if (pl->rows_per_block > 1) /* rows past M read row M-1: mask them as well */
+    for (unsigned c = 0; c < pl->chunks; c++)
+      out->chunks[c] = LLVMBuildSelect(cx->b, rs->row_valid, out->chunks[c], ninf, "");
+}
+
+static void lower_write(sgc_ctx *cx, row_state *rs, const sgt_op *op, const lval *v) {
+  const sg_plan *pl = cx->plan;
+  LLVMTypeRef et = elem_type(cx, op->tensor);
+  unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
+  for (unsigned c = 0; c < pl->chunks; c++) {
+    LLVMValueRef guard = rs->col_valid[c];
+    if (pl->rows_per_block > 1)
+      guard = guard ? LLVMBuildAnd(cx->b, guard, rs->row_valid, "") : rs->row_valid;
+    LLVMValueRef x = v->is_row ? v->chunks[c] : splat(cx, v->scalar);
+    if (et != cx->f32)
+      x = LLVMBuildFPTrunc(cx->b, x, LLVMVectorType(et, pl->vec), "");
+    LLVMBasicBlockRef join = NULL;
+    if (guard) {
+      LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store");
+      join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store.join");
+      LLVMBuildCondBr(cx->b, guard, st, join);
+      LLVMPositionBuilderAtEnd(cx->b, st);
+    }
+    LLVMValueRef s = LLVMBuildStore(cx->b, x, element_ptr(cx, rs, op->tensor, rs->row, rs->col[c]));
+    LLVMSetAlignment(s, align);
+    if (guard) {
+      LLVMBuildBr(cx->b, join);
+      LLVMPositionBuilderAtEnd(cx->b, join);
+    }
+  }
+}
+
+/* The scalar s when op is broadcast(s), else NULL. */
+static LLVMValueRef broadcast_source(const sgt_op *ops, const lval *vals, int i) {
+  return ops[i].code == SGT_BROADCAST && !vals[ops[i].operands[0]].is_row
+             ? vals[ops[i].operands[0]].scalar
+             : NULL;
+}
+
+static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b) {
+  LLVMBuilderRef bd = cx->b;
+  switch (code) {
+  case SGT_ADD:
+    return LLVMBuildFAdd(bd, a, b, "");
+  case SGT_SUB:
+    return LLVMBuildFSub(bd, a, b, "");
+  case SGT_MUL:
+    return LLVMBuildFMul(bd, a, b, "");
+  case SGT_DIV:
+    return LLVMBuildFDiv(bd, a, b, "");
+  case SGT_NEG:
+    return LLVMBuildFNeg(bd, a, "");
+  case SGT_EXP: {
+    LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
+    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
+      log2e = splat(cx, log2e);
+    return cx->tg->exp2(cx, LLVMBuildFMul(bd, a, log2e, ""));
+  }
+  case SGT_LOG: {
+    LLVMValueRef arg[1] = {a};
+    LLVMValueRef l2 = sgc_intrinsic(cx, "llvm.log2", LLVMTypeOf(a), arg, 1);
+    LLVMSetFastMathFlags(l2, LLVMFastMathApproxFunc);
+    LLVMValueRef ln2 = LLVMConstReal(cx->f32, M_LN2);
+    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
+      ln2 = splat(cx, ln2);
+    return LLVMBuildFMul(bd, l2, ln2, "");
+  }
+  default:
+    return NULL;
+  }
+}
+
+/* Lowers op i into vals[i]. Two patterns take the cheaper form the row layout
+ * allows: exp(a - broadcast(s)) as exp2(a * log2e - s * log2e) (one fma per
+ * element), and a / broadcast(s) as a * (1 / s) (one division per row). */
+static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, int i) {
+  const sg_plan *pl = cx->plan;
+  const sgt_op *op = &ops[i];
+  lval *out = &vals[i];
+  const lval *a = op->operands[0] >= 0 ? &vals[op->operands[0]] : NULL;
+  const lval *bv = op->operands[1] >= 0 ? &vals[op->operands[1]] : NULL;
+  out->is_row = op->shape.ndims == 2;
+  switch (op->code) {
+  case SGT_READ:
+    lower_read(cx, rs, op, out);
+    return;
+  case SGT_WRITE:
+    lower_write(cx, rs, op, a);
+    return;
+  case SGT_MAX:
+  case SGT_SUM: {
+    sgc_reduce_kind kind = op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM;
+    LLVMValueRef masked[64], id = splat(cx, sgc_identity(cx, kind));
+    for (unsigned c = 0; c < pl->chunks; c++)
+      masked[c] = rs->col_valid[c] ? LLVMBuildSelect(cx->b, rs->col_valid[c], a->chunks[c], id, "")
+                                   : a->chunks[c];
+    out->scalar = sgc_reduce_row(cx, kind, masked);
+    return;
+  }
+  case SGT_BROADCAST:
+    if (a->is_row)
+      memcpy(out->chunks, a->chunks, sizeof(LLVMValueRef) * pl->chunks);
+    else
+      for (unsigned c = 0; c < pl->chunks; c++)
+        out->chunks[c] = splat(cx, a->scalar);
+    return;
+  default:
+    break;
+  }
+  if (!out->is_row) { /* per-row scalar arithmetic */
+    out->scalar = elementwise(cx, op->code, a->scalar, bv ? bv->scalar : NULL);
+    return;
+  }
+  LLVMValueRef s = NULL, fused_bias = NULL, recip = NULL;
+  if (op->code == SGT_EXP && ops[op->operands[0]].code == SGT_SUB &&
+      (s = broadcast_source(ops, vals, ops[op->operands[0]].operands[1]))) {
+    LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
+    fused_bias = splat(cx, LLVMBuildFNeg(cx->b, LLVMBuildFMul(cx->b, s, log2e, ""), ""));
+  } else if (op->code == SGT_DIV && (s = broadcast_source(ops, vals, op->operands[1]))) {
+    recip = splat(cx, LLVMBuildFDiv(cx->b, LLVMConstReal(cx->f32, 1.0), s, "recip"));
+  }
+  for (unsigned c = 0; c < pl->chunks; c++) {
+    if (fused_bias) {
+      const lval *x = &vals[ops[op->operands[0]].operands[0]];
+      LLVMValueRef args[3] = {x->chunks[c], splat(cx, LLVMConstReal(cx->f32, M_LOG2E)), fused_bias};
+      out->chunks[c] = cx->tg->exp2(cx, sgc_intrinsic(cx, "llvm.fma", LLVMTypeOf(args[0]), args, 3));
+    } else if (recip) {
+      out->chunks[c] = LLVMBuildFMul(cx->b, a->chunks[c], recip, "");
+    } else {
+      out->chunks[c] = elementwise(cx, op->code, a->chunks[c], bv ? bv->chunks[c] : NULL);
+    }
+  }
+}
+
+/* Fills the launch metadata of the plan's kernel (softgen/meta.h). */
+static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
+  memset(m, 0, sizeof *m);
+  m->version = 1;
+  snprintf(m->kernel, sizeof m->kernel, "%s", pl->kernel_name);
+  snprintf(m->template_name, sizeof m->template_name, "%s", t->name);
+  snprintf(m->target, sizeof m->target, "%s", pl->target->name);
+  snprintf(m->arch, sizeof m->arch, "%s", pl->arch);
+  m->n = pl->n;
+  m->block = pl->block_threads;
+  m->rows_per_block = pl->rows_per_block;
+  m->smem = pl->smem_bytes;
+  m->cluster = 1;
+  m->vector_bytes = pl->vec_bytes;
+  m->ntensors = t->ntensors;
+  for (int i = 0; i < t->ntensors; i++) {
+    snprintf(m->tensors[i].name, sizeof m->tensors[i].name, "%s", t->tensors[i].name);
+    m->tensors[i].is_output = t->tensors[i].is_output;
+    m->tensors[i].dtype = t->tensors[i].elem.generic ? pl->dtype : t->tensors[i].elem.fixed;
+  }
+  /* kernel ABI: tensors, then M, then each tensor's row stride */
+  for (int i = 0; i < t->ntensors; i++)
+    m->args[m->nargs++] = (sg_meta_arg){SG_ARG_TENSOR, i};
+  m->args[m->nargs++] = (sg_meta_arg){SG_ARG_ROWS, -1};
+  for (int i = 0; i < t->ntensors; i++)
+    m->args[m->nargs++] = (sg_meta_arg){SG_ARG_STRIDE, i};
+  /* vector_bytes is per the widest tensor; every tensor's base must allow it */
+}
+
+static sg_status add_meta_global(sgc_ctx *cx, sg_diag *diag) {
+  sg_meta m;
+  char text[4096];
+  size_t len;
+  plan_meta(cx->t, cx->plan, &m);
+  sg_status st = sg_meta_format(&m, text, sizeof text, &len, diag);
+  if (st)
+    return st;
+  LLVMValueRef init = LLVMConstStringInContext2(cx->ctx, text, len, 0); /* NUL included */
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(cx->mod, LLVMTypeOf(init), SG_META_SYMBOL,
+                                               cx->tg->global_as);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetAlignment(g, 1);
+  return SG_OK;
+}
+
+/* Declares the kernel with its ABI: tensors, M, then each tensor's stride. */
+static void declare_kernel(sgc_ctx *cx) {
+  const sg_template *t = cx->t;
+  LLVMTypeRef params[2 * SGT_MAX_TENSORS + 1];
+  unsigned np = 0;
+  for (int i = 0; i < t->ntensors; i++)
+    params[np++] = cx->gptr;
+  params[np++] = cx->i64;
+  for (int i = 0; i < t->ntensors; i++)
+    params[np++] = cx->i64;
+  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cx->ctx), params, np, 0);
+  cx->fn = LLVMAddFunction(cx->mod, cx->plan->kernel_name, fty);
+  LLVMSetFunctionCallConv(cx->fn, cx->tg->kernel_cc);
+  unsigned kind_noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  unsigned kind_ro = LLVMGetEnumAttributeKindForName("readonly", 8);
+  unsigned kind_wo = LLVMGetEnumAttributeKindForName("writeonly", 9);
+  for (int i = 0; i < t->ntensors; i++) {
+    LLVMValueRef p = LLVMGetParam(cx->fn, (unsigned)i);
+    LLVMSetValueName2(p, t->tensors[i].name, strlen(t->tensors[i].name));
+    LLVMAddAttributeAtIndex(cx->fn, (unsigned)i + 1, LLVMCreateEnumAttribute(cx->ctx, kind_noalias, 0));
+    LLVMAddAttributeAtIndex(cx->fn, (unsigned)i + 1,
+                            LLVMCreateEnumAttribute(cx->ctx, t->tensors[i].is_output ? kind_wo : kind_ro, 0));
+  }
+  LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)t->ntensors), "M", 1);
+  for (int i = 0; i < t->ntensors; i++) {
+    char name[SGT_NAME_MAX + 8];
+    snprintf(name, sizeof name, "stride_%s", t->tensors[i].name);
+    LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i)), name, strlen(name));
+  }
+  cx->tg->kernel_attributes(cx, cx->fn);
+}
+
+/* Per-chunk columns and their validity (the latter only where N can be crossed). */
+static void chunk_columns(sgc_ctx *cx, row_state *rs) {
+  const sg_plan *pl = cx->plan;
+  LLVMValueRef lane = LLVMBuildZExt(cx->b, cx->lane_in_row, cx->i64, "");
+  for (unsigned c = 0; c < pl->chunks; c++) {
+    uint64_t first = (uint64_t)c * pl->threads_per_row;
+    LLVMValueRef v = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i64, first, 0), lane, "");
+    rs->col[c] = LLVMBuildMul(cx->b, v, LLVMConstInt(cx->i64, pl->vec, 0), "col");
+    uint64_t end = (first + pl->threads_per_row) * pl->vec;
+    rs->col_valid[c] = end > (uint64_t)pl->n
+                           ? LLVMBuildICmp(cx->b, LLVMIntULT, rs->col[c],
+                                           LLVMConstInt(cx->i64, (unsigned long long)pl->n, 0), "col.ok")
+                           : NULL;
+  }
+}
+
+static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
+  const sg_plan *pl = cx->plan;
+  const sg_template *t = cx->t;
+  LLVMBuilderRef b = cx->b;
+  declare_kernel(cx);
+  if (pl->smem_bytes) {
+    LLVMTypeRef at = LLVMArrayType2(cx->f32, pl->smem_bytes / 4);
+    cx->smem = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_reduce", cx->tg->shared_as);
+    LLVMSetInitializer(cx->smem, LLVMGetPoison(at));
+    LLVMSetLinkage(cx->smem, LLVMInternalLinkage);
+    LLVMSetAlignment(cx->smem, 16);
+  }
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "entry");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "rows");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "exit");
+  LLVMPositionBuilderAtEnd(b, entry);
+
+  row_state rs;
+  LLVMValueRef col[64], col_valid[64], ptrs[SGT_MAX_TENSORS], strides[SGT_MAX_TENSORS];
+  rs.col = col;
+  rs.col_valid = col_valid;
+  rs.tensor_ptr = ptrs;
+  rs.tensor_stride = strides;
+  for (int i = 0; i < t->ntensors; i++) {
+    ptrs[i] = LLVMGetParam(cx->fn, (unsigned)i);
+    strides[i] = LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i));
+  }
+  rs.rows_arg = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
+
+  cx->tid = cx->tg->thread_id(cx);
+  unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
+  cx->row_in_block = LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
+  cx->lane_in_row = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
+  chunk_columns(cx, &rs);
+  LLVMValueRef R = LLVMConstInt(cx->i64, pl->rows_per_block, 0);
+  LLVMValueRef nblocks = LLVMBuildUDiv(
+      b, LLVMBuildAdd(b, rs.rows_arg, LLVMConstInt(cx->i64, pl->rows_per_block - 1, 0), ""), R,
+      "row.blocks");
+  LLVMValueRef first = LLVMBuildZExt(b, cx->tg->block_id(cx), cx->i64, "");
+  LLVMValueRef step = LLVMBuildZExt(b, cx->tg->grid_blocks(cx), cx->i64, "");
+  LLVMValueRef m1 = LLVMBuildSub(b, rs.rows_arg, LLVMConstInt(cx->i64, 1, 0), "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), body, exit);
+
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef rb = LLVMBuildPhi(b, cx->i64, "row.block");
+  LLVMValueRef row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
+  rs.row = LLVMBuildAdd(b, LLVMBuildMul(b, rb, R, ""), row_in, "row");
+  rs.row_valid = LLVMBuildICmp(b, LLVMIntSLT, rs.row, rs.rows_arg, "row.ok");
+  rs.row_clamped = pl->rows_per_block > 1 ? LLVMBuildSelect(b, rs.row_valid, rs.row, m1, "") : rs.row;
+
+  lval vals[SGT_MAX_OPS];
+  LLVMValueRef *store = calloc((size_t)t->nops * pl->chunks, sizeof *store);
+  if (!store)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  cx->next_slot = 0;
+  for (int i = 0; i < t->nops; i++) {
+    vals[i].chunks = store + (size_t)i * pl->chunks;
+    lower_op(cx, &rs, t->ops, vals, i);
+  }
+  free(store);
+  if (pl->waves_per_row > 1 && pl->nreductions == 1)
+    cx->tg->barrier(cx); /* one buffer: the next iteration must not overwrite it early */
+  LLVMValueRef next = LLVMBuildAdd(b, rb, step, "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, ""), body, exit);
+  LLVMValueRef in_vals[2] = {first, next};
+  LLVMBasicBlockRef in_bbs[2] = {entry, latch};
+  LLVMAddIncoming(rb, in_vals, in_bbs, 2);
+  LLVMPositionBuilderAtEnd(b, exit);
+  LLVMBuildRetVoid(b);
+  return add_meta_global(cx, diag);
+}
+
+sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out, sg_diag *diag) {
+  if (!t || !plan || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_codegen: null argument");
+  *out = NULL;
+  if (strcmp(t->name, plan->template_name) != 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "plan was resolved for template '%s', not '%s'", plan->template_name, t->name);
+  sg_module *m = calloc(1, sizeof *m);
+  if (!m)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  m->plan = *plan;
+  m->ctx = LLVMContextCreate();
+  m->mod = LLVMModuleCreateWithNameInContext(plan->kernel_name, m->ctx);
+  const sg_target_info *tg = plan->target;
+  tg->initialize();
+  LLVMSetTarget(m->mod, tg->triple);
+  sg_status st = sg_target_set_data_layout(m, diag);
+  if (st) {
+    sg_module_destroy(m);
+    return st;
+  }
+  sgc_ctx cx;
+  memset(&cx, 0, sizeof cx);
+  cx.ctx = m->ctx;
+  cx.mod = m->mod;
+  cx.b = LLVMCreateBuilderInContext(m->ctx);
+  cx.plan = &m->plan;
+  cx.t = t;
+  cx.tg = tg;
+  cx.i1 = LLVMInt1TypeInContext(m->ctx);
+  cx.i32 = LLVMInt32TypeInContext(m->ctx);
+  cx.i64 = LLVMInt64TypeInContext(m->ctx);
+  cx.f32 = LLVMFloatTypeInContext(m->ctx);
+  cx.gptr = LLVMPointerTypeInContext(m->ctx, tg->global_as);
+  cx.sptr = LLVMPointerTypeInContext(m->ctx, tg->shared_as);
+  st = build_kernel(&cx, diag);
+  LLVMDisposeBuilder(cx.b);
+  if (!st) {
+    char *msg = NULL;
+    if (LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
+      st = sg_diag_set(diag, SG_ERR_CODEGEN, "internal error: generated IR does not verify: %s",
+                       msg ? msg : "");
+    }
+    LLVMDisposeMessage(msg);
+  }
+  if (st) {
+    sg_module_destroy(m);
+    return st;
+  }
+  *out = m;
+  return SG_OK;
+}

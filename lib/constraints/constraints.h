@@ -1,0 +1,73 @@
+/* constraints/constraints.h - parsed constraints and the resolved plan
+ * (internal). Produced by constraints/parse.c and constraints/resolve.c; the
+ * plan is read by codegen and the targets. */
+#ifndef SG_INTERNAL_CONSTRAINTS_H
+#define SG_INTERNAL_CONSTRAINTS_H
+
+#include "softgen/constraints.h"
+#include "template/template.h"
+
+struct sg_target_info;
+
+/* Where a constraint came from, for "file:line:col" in rejections. */
+typedef struct sgc_loc {
+  char file[128];
+  int line, col;
+} sgc_loc;
+
+#define SGC_FULL (-1) /* a tile written as the dim's own name: the whole extent */
+#define SGC_MAX_DIMS 4
+
+typedef struct sgc_tile {
+  char dim[SGT_NAME_MAX];
+  int64_t tile; /* > 0, or SGC_FULL */
+  int grid_axis; /* WorkgroupConstraint only */
+  sgc_loc loc;
+} sgc_tile;
+
+struct sg_constraints {
+  int has_hw;
+  sgc_loc hw_loc;
+  unsigned threads_per_wave;      /* 0: not given */
+  unsigned waves_per_block[3];    /* 0: not given */
+  int nvec;
+  sgc_tile vec[SGC_MAX_DIMS];     /* vector_shapes entries (tile = elements) */
+  int nworkgroup;
+  sgc_tile workgroup[SGC_MAX_DIMS];
+  int nwave;
+  sgc_tile wave[SGC_MAX_DIMS];
+};
+
+/* The resolved plan: every number the kernel is built from. Fields marked
+ * "auto" in `chosen` were picked by choose_defaults, the rest were given. */
+struct sg_plan {
+  const struct sg_target_info *target;
+  char arch[32];
+  sg_dtype dtype;
+  int64_t n;
+  char template_name[SGT_NAME_MAX];
+  char kernel_name[128];
+
+  unsigned wave;            /* threads per wave */
+  unsigned waves_per_block; /* x*y*z of HardwareConstraint */
+  unsigned block_threads;
+  unsigned rows_per_block;  /* WorkgroupConstraint(M, tile) */
+  unsigned threads_per_row; /* block_threads / rows_per_block */
+  unsigned rows_per_wave;   /* > 1 for short rows: sub-wave reductions */
+  unsigned waves_per_row;   /* > 1: a block-level (shared memory) reduction */
+  unsigned vec;             /* elements per vector access (vector_shapes N) */
+  unsigned vec_bytes;
+  unsigned chunks;          /* vector accesses per thread per row */
+  unsigned elems_per_thread;
+  int masked;               /* the last chunk may cross N: columns past N are masked */
+  unsigned nreductions;     /* reductions in the template */
+  unsigned smem_slots;      /* reduction buffers (>= 2 so iterations need no extra barrier) */
+  unsigned smem_bytes;
+  unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
+  unsigned min_blocks_per_sm; /* occupancy hint for the kernel attributes (0: none) */
+  struct {
+    int wave, waves, rows, vec;
+  } chosen;                 /* 1 where auto-configuration chose the value */
+};
+
+#endif

@@ -1,0 +1,382 @@
+/* resolve.c - constraints + template + problem -> plan (constraints/constraints.h).
+ *
+ * Given constraints are honoured or rejected with the rule they break; what is
+ * not given is chosen by choose_defaults below, the one place that holds
+ * softgen's auto-configuration. Every number of the plan is printable with
+ * sg_plan_print (softgen --print-config). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "constraints/constraints.h"
+#include "target/target.h"
+
+typedef struct resolver {
+  const sg_template *t;
+  const sg_constraints *c;
+  const sg_problem *p;
+  sg_plan *plan;
+  sg_diag *diag;
+  int row_dim, col_dim; /* template dim indices of M (rows) and N (the reduced dim) */
+} resolver;
+
+#define REJECT(...) sg_diag_set(r->diag, SG_ERR_CONSTRAINT, __VA_ARGS__)
+#define REJECT_AT(loc, ...) \
+  sg_diag_at(r->diag, SG_ERR_CONSTRAINT, (loc).file, (loc).line, (loc).col, __VA_ARGS__)
+
+static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+static unsigned pow2_floor(uint64_t x) {
+  unsigned p = 1;
+  while ((uint64_t)p * 2 <= x && p < (1u << 30))
+    p *= 2;
+  return p;
+}
+static unsigned log2u(unsigned x) {
+  unsigned n = 0;
+  while (x > 1) {
+    x >>= 1;
+    n++;
+  }
+  return n;
+}
+
+/* The element size the vector width is limited by: the widest tensor. */
+static unsigned widest_elem(const resolver *r) {
+  unsigned w = 0;
+  for (int i = 0; i < r->t->ntensors; i++) {
+    const sgt_elem *e = &r->t->tensors[i].elem;
+    unsigned s = sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
+    w = s > w ? s : w;
+  }
+  return w;
+}
+
+/* The template must be row-wise: 2-D tensors [M, N] and reductions over N. */
+static sg_status check_template(resolver *r) {
+  const sg_template *t = r->t;
+  r->row_dim = t->tensors[0].shape.ndims == 2 ? t->tensors[0].shape.dims[0] : -1;
+  r->col_dim = t->tensors[0].shape.ndims == 2 ? t->tensors[0].shape.dims[1] : -1;
+  for (int i = 0; i < t->ntensors; i++) {
+    const sgt_shape *s = &t->tensors[i].shape;
+    if (s->ndims != 2 || s->dims[0] != r->row_dim || s->dims[1] != r->col_dim)
+      return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, t->tensors[i].line,
+                        t->tensors[i].col,
+                        "tensor '%s' must have shape [ROWS, COLS] like the first tensor: "
+                        "softgen generates row-wise kernels",
+                        t->tensors[i].name);
+  }
+  for (int i = 0; i < t->nops; i++) {
+    const sgt_op *op = &t->ops[i];
+    if (sgt_opcode_is_reduction(op->code) && op->dim != r->col_dim)
+      return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, op->line, op->col,
+                        "%s over %s: softgen reduces along the last dim (%s) only",
+                        sgt_opcode_name(op->code), t->dims[op->dim], t->dims[r->col_dim]);
+    if (op->shape.ndims == 1 && op->shape.dims[0] != r->row_dim)
+      return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, op->line, op->col,
+                        "value '%s' has shape [%s]: per-column values are not supported",
+                        op->name, t->dims[op->shape.dims[0]]);
+    if (op->shape.ndims == 0 && op->code != SGT_WRITE)
+      return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, op->line, op->col,
+                        "value '%s' is a scalar over all rows: not supported", op->name);
+  }
+  return SG_OK;
+}
+
+static const sgc_tile *find_tile(const sgc_tile *list, int n, const char *dim) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(list[i].dim, dim) == 0)
+      return &list[i];
+  return NULL;
+}
+
+static sg_status check_dims_known(resolver *r, const sgc_tile *list, int n, const char *what) {
+  for (int i = 0; i < n; i++) {
+    int known = 0;
+    for (int d = 0; d < r->t->ndims; d++)
+      known |= strcmp(r->t->dims[d], list[i].dim) == 0;
+    if (!known)
+      return REJECT_AT(list[i].loc, "%s names dim '%s', which template '%s' does not have",
+                       what, list[i].dim, r->t->name);
+  }
+  return SG_OK;
+}
+
+/* softgen's auto-configuration: the threads per row a row of n elements gets
+ * when no constraint fixes it. Aim for 4 vector accesses per thread (enough
+ * loads in flight, few registers), a power of two, at most a full block. */
+static unsigned choose_threads_per_row(uint64_t vectors, unsigned max_threads) {
+  unsigned t = pow2_floor(vectors / 4 ? vectors / 4 : 1);
+  return t > max_threads ? max_threads : t;
+}
+/* ... and the block size: at least 256 threads (8 waves of 32) so that short
+ * rows share a block, otherwise one row per block. */
+static unsigned choose_block_threads(unsigned threads_per_row, unsigned wave) {
+  unsigned b = threads_per_row > 256 ? threads_per_row : 256;
+  return b < wave ? wave : b;
+}
+
+static sg_status resolve_shape(resolver *r) {
+  const sg_constraints *c = r->c;
+  const sg_target_info *tg = r->plan->target;
+  sg_plan *pl = r->plan;
+  const char *M = r->t->dims[r->row_dim], *N = r->t->dims[r->col_dim];
+  int64_t n = r->p->n;
+
+  /* threads per wave */
+  pl->wave = c->threads_per_wave;
+  if (!pl->wave) {
+    pl->wave = tg->wave_ok(pl->arch, 32) ? 32 : 64;
+    pl->chosen.wave = 1;
+  }
+  if (!tg->wave_ok(pl->arch, pl->wave))
+    return REJECT_AT(c->hw_loc, "HardwareConstraint: threads_per_wave=%u is not a wave size of %s %s (%s)",
+                     pl->wave, tg->name, pl->arch, tg->wave_sizes(pl->arch));
+
+  /* vector width along N */
+  unsigned esize = widest_elem(r);
+  const sgc_tile *vm = find_tile(c->vec, c->nvec, M), *vn = find_tile(c->vec, c->nvec, N);
+  if (vm && vm->tile != 1)
+    return REJECT_AT(vm->loc, "vector_shapes: %s must be 1 (a vector lies within one row)", M);
+  if (vn) {
+    int64_t v = vn->tile == SGC_FULL ? n : vn->tile;
+    if ((uint64_t)v * esize > 16)
+      return REJECT_AT(vn->loc,
+                       "vector_shapes: %s: %lld elements of %u bytes is %lld bytes, wider than "
+                       "the 16-byte limit of a vector access",
+                       N, (long long)v, esize, (long long)v * esize);
+    if (!is_pow2((uint64_t)v))
+      return REJECT_AT(vn->loc, "vector_shapes: %s: %lld elements is not a power of two", N,
+                       (long long)v);
+    if (n % v)
+      return REJECT_AT(vn->loc, "vector_shapes: %s: a vector of %lld elements does not divide "
+                       "the row (%s = %lld)", N, (long long)v, N, (long long)n);
+    pl->vec = (unsigned)v;
+  } else {
+    pl->vec = 16 / esize;
+    while (n % pl->vec)
+      pl->vec /= 2;
+    pl->chosen.vec = 1;
+  }
+  pl->vec_bytes = pl->vec * esize;
+  uint64_t vectors = (uint64_t)n / pl->vec;
+
+  /* workgroup tiles: rows per block; a row stays in one workgroup */
+  const sgc_tile *wg_m = find_tile(c->workgroup, c->nworkgroup, M);
+  const sgc_tile *wg_n = find_tile(c->workgroup, c->nworkgroup, N);
+  const sgc_tile *wv_m = find_tile(c->wave, c->nwave, M);
+  const sgc_tile *wv_n = find_tile(c->wave, c->nwave, N);
+  if (wg_m && wg_m->tile == SGC_FULL)
+    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, %s): %s is the run-time row count; "
+                     "give rows per workgroup as an integer", M, M, M);
+  if (wg_m && wg_m->grid_axis != 0)
+    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid "
+                     "over row blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
+  if (wg_n && wg_n->tile != SGC_FULL && wg_n->tile != n)
+    return REJECT_AT(wg_n->loc,
+                     "WorkgroupConstraint(%s, %lld): splitting a row of %lld over %lld "
+                     "workgroups needs cluster reductions, which this softgen does not have; "
+                     "use WorkgroupConstraint(%s, %s)",
+                     N, (long long)wg_n->tile, (long long)n,
+                     (long long)((n + wg_n->tile - 1) / wg_n->tile), N, N);
+
+  /* threads per row T, from whichever constraints fix it */
+  unsigned waves = 0, rows = wg_m ? (unsigned)wg_m->tile : 0, T = 0;
+  const char *t_from = NULL;
+  if (c->waves_per_block[0]) {
+    uint64_t w = (uint64_t)c->waves_per_block[0] * c->waves_per_block[1] * c->waves_per_block[2];
+    if (w * pl->wave > tg->max_block_threads)
+      return REJECT_AT(c->hw_loc, "HardwareConstraint: %llu waves of %u threads is %llu threads "
+                       "per block, more than the %u %s allows",
+                       (unsigned long long)w, pl->wave, (unsigned long long)w * pl->wave,
+                       tg->max_block_threads, tg->name);
+    waves = (unsigned)w;
+  }
+  if (rows > tg->max_block_threads)
+    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, %u): more rows per workgroup than the "
+                     "%u threads a block may have", M, rows, tg->max_block_threads);
+  if (waves && rows) {
+    if ((waves * pl->wave) % rows)
+      return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, %u): %u rows do not divide the "
+                       "block's %u threads", M, rows, rows, waves * pl->wave);
+    T = waves * pl->wave / rows;
+    t_from = "HardwareConstraint and WorkgroupConstraint";
+  }
+  if (wv_m && wv_m->tile == SGC_FULL)
+    return REJECT_AT(wv_m->loc, "WaveConstraint(%s, %s): %s is the run-time row count", M, M, M);
+  if (wv_m && wv_m->tile > 1) {
+    if (wv_m->tile > pl->wave || pl->wave % wv_m->tile)
+      return REJECT_AT(wv_m->loc, "WaveConstraint(%s, %lld): rows per wave must divide the wave "
+                       "size %u", M, (long long)wv_m->tile, pl->wave);
+    unsigned t = pl->wave / (unsigned)wv_m->tile;
+    if (T && T != t)
+      return REJECT_AT(wv_m->loc, "WaveConstraint(%s, %lld) means %u threads per row, but %s "
+                       "give %u", M, (long long)wv_m->tile, t, t_from, T);
+    T = t;
+    t_from = "WaveConstraint(M)";
+  }
+  if (wv_n && wv_n->tile != SGC_FULL && wv_n->tile != n) {
+    if (n % wv_n->tile)
+      return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %lld): the tile does not divide the row "
+                       "(%s = %lld)", N, (long long)wv_n->tile, N, (long long)n);
+    uint64_t t = (uint64_t)pl->wave * (uint64_t)(n / wv_n->tile);
+    if (t > tg->max_block_threads)
+      return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %lld): %lld waves per row need %llu "
+                       "threads, more than the %u a block may have", N, (long long)wv_n->tile,
+                       (long long)(n / wv_n->tile), (unsigned long long)t, tg->max_block_threads);
+    if (T && T != t)
+      return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %lld) means %llu threads per row, but %s "
+                       "give %u", N, (long long)wv_n->tile, (unsigned long long)t, t_from, T);
+    T = (unsigned)t;
+    t_from = "WaveConstraint(N)";
+  }
+  if (!T) { /* auto: prefer choose_threads_per_row, within what is given */
+    unsigned cap = tg->max_block_threads;
+    if (waves)
+      cap = waves * pl->wave / (rows ? rows : 1);
+    else if (rows)
+      cap = tg->max_block_threads / rows;
+    if (wv_n) /* WaveConstraint(N, N): a row within one wave */
+      cap = cap < pl->wave ? cap : pl->wave;
+    T = choose_threads_per_row(vectors, pow2_floor(cap));
+    if (wv_m && wv_m->tile == 1 && T < pl->wave)
+      T = pl->wave; /* one row per wave at least a wave wide */
+    pl->chosen.rows = !rows;
+  }
+  if (wv_m && wv_m->tile == 1 && T < pl->wave)
+    return REJECT_AT(wv_m->loc, "WaveConstraint(%s, 1) means a wave per row, but %s give %u "
+                     "threads per row (a wave has %u)", M, t_from, T, pl->wave);
+  if (wv_n && (wv_n->tile == SGC_FULL || wv_n->tile == n) && T > pl->wave)
+    return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %s) means a row within one wave, but %s "
+                     "give %u threads per row", N, N, t_from, T);
+  if (!is_pow2(T))
+    return REJECT("threads per row (%u, from %s) must be a power of two", T, t_from);
+
+  /* block and rows per block */
+  if (!waves) {
+    unsigned b = rows ? rows * T : choose_block_threads(T, pl->wave);
+    if (b % pl->wave)
+      b = (b / pl->wave + 1) * pl->wave;
+    if (b > tg->max_block_threads)
+      return REJECT("%u rows per workgroup of %u threads is %u threads, more than the %u %s "
+                    "allows", rows, T, b, tg->max_block_threads, tg->name);
+    waves = b / pl->wave;
+    pl->chosen.waves = 1;
+  }
+  pl->waves_per_block = waves;
+  pl->block_threads = waves * pl->wave;
+  if (pl->block_threads % T)
+    return REJECT("threads per row (%u, from %s) do not divide the block's %u threads", T,
+                  t_from ? t_from : "auto-configuration", pl->block_threads);
+  if (rows && rows * T != pl->block_threads)
+    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, %u): %u rows of %u threads do not "
+                     "fill the block's %u threads", M, rows, rows, T, pl->block_threads);
+  pl->rows_per_block = pl->block_threads / T;
+  pl->threads_per_row = T;
+  pl->rows_per_wave = T < pl->wave ? pl->wave / T : 1;
+  pl->waves_per_row = T > pl->wave ? T / pl->wave : 1;
+  pl->shuffle_steps = log2u(T < pl->wave ? T : pl->wave);
+  uint64_t per_pass = (uint64_t)T * pl->vec;
+  pl->chunks = (unsigned)(((uint64_t)n + per_pass - 1) / per_pass);
+  pl->elems_per_thread = pl->chunks * pl->vec;
+  pl->masked = (uint64_t)n % per_pass != 0;
+  if (pl->elems_per_thread > tg->max_elems_per_thread)
+    return REJECT("a row of %lld needs %u values per thread with %u threads per row, over the "
+                  "register budget of %u on %s: give more threads per row (up to %u a block)",
+                  (long long)n, pl->elems_per_thread, T, tg->max_elems_per_thread, tg->name,
+                  tg->max_block_threads);
+  return SG_OK;
+}
+
+sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
+                          sg_plan **out, sg_diag *diag) {
+  static const sg_constraints none;
+  if (!t || !p || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_plan_resolve: null argument");
+  *out = NULL;
+  resolver rs = {t, c ? c : &none, p, NULL, diag, -1, -1}, *r = &rs;
+  const char *tname = p->target ? p->target : "nvptx";
+  const sg_target_info *tg = sg_target_lookup(tname);
+  if (!tg)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "unknown target '%s' (expected nvptx or amdgpu)", tname);
+  const char *arch = p->arch ? p->arch : tg->default_arch;
+  if (!sg_target_has_arch(tg, arch)) {
+    char list[256] = "";
+    for (const char *const *a = tg->archs; *a; a++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == tg->archs ? "" : ", ", *a);
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "unknown arch '%s' for target %s "
+                       "(expected one of %s)", arch, tg->name, list);
+  }
+  if (p->n < 1 || p->n > (1ll << 31) - 1)
+    return sg_diag_set(diag, SG_ERR_CONSTRAINT, "N = %lld is out of range: N must be 1 to "
+                       "2^31-1", (long long)p->n);
+  if ((unsigned)p->dtype >= SG_DTYPE_COUNT)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "invalid dtype");
+  sg_status st = check_template(r);
+  if (st)
+    return st;
+  if ((st = check_dims_known(r, rs.c->vec, rs.c->nvec, "HardwareConstraint's vector_shapes")) ||
+      (st = check_dims_known(r, rs.c->workgroup, rs.c->nworkgroup, "WorkgroupConstraint")) ||
+      (st = check_dims_known(r, rs.c->wave, rs.c->nwave, "WaveConstraint")))
+    return st;
+  sg_plan *pl = calloc(1, sizeof *pl);
+  if (!pl)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  pl->target = tg;
+  snprintf(pl->arch, sizeof pl->arch, "%s", arch);
+  pl->dtype = p->dtype;
+  pl->n = p->n;
+  snprintf(pl->template_name, sizeof pl->template_name, "%s", t->name);
+  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s_n%lld", t->name,
+           sg_dtype_name(p->dtype), (long long)p->n);
+  rs.plan = pl;
+  if ((st = resolve_shape(r))) {
+    free(pl);
+    return st;
+  }
+  for (int i = 0; i < t->nops; i++)
+    pl->nreductions += (unsigned)sgt_opcode_is_reduction(t->ops[i].code);
+  pl->smem_slots = pl->waves_per_row > 1 ? pl->nreductions : 0;
+  pl->smem_bytes = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 4;
+  if (pl->smem_bytes > tg->max_static_smem) {
+    unsigned need = pl->smem_bytes;
+    free(pl);
+    return sg_diag_set(diag, SG_ERR_CONSTRAINT, "the reductions need %u bytes of shared "
+                       "memory, over the %u bytes %s allows", need, tg->max_static_smem, tname);
+  }
+  *out = pl;
+  return SG_OK;
+}
+
+void sg_plan_destroy(sg_plan *plan) { free(plan); }
+
+const char *sg_plan_kernel_name(const sg_plan *plan) { return plan ? plan->kernel_name : ""; }
+
+void sg_plan_print(const sg_plan *pl, FILE *f) {
+  const char *a[2] = {"", "  (auto)"};
+  fprintf(f, "plan %s\n", pl->kernel_name);
+  fprintf(f, "  template          %s\n", pl->template_name);
+  fprintf(f, "  target            %s %s (%s)\n", pl->target->name, pl->arch, pl->target->triple);
+  fprintf(f, "  dtype             %s, accumulate f32\n", sg_dtype_name(pl->dtype));
+  fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
+  fprintf(f, "  threads_per_wave  %u%s\n", pl->wave, a[pl->chosen.wave]);
+  fprintf(f, "  waves_per_block   %u%s\n", pl->waves_per_block, a[pl->chosen.waves]);
+  fprintf(f, "  block_threads     %u\n", pl->block_threads);
+  fprintf(f, "  rows_per_block    %u%s\n", pl->rows_per_block, a[pl->chosen.rows]);
+  fprintf(f, "  threads_per_row   %u\n", pl->threads_per_row);
+  fprintf(f, "  rows_per_wave     %u\n", pl->rows_per_wave);
+  fprintf(f, "  waves_per_row     %u\n", pl->waves_per_row);
+  fprintf(f, "  vector            %u elements = %u bytes%s\n", pl->vec, pl->vec_bytes,
+          a[pl->chosen.vec]);
+  fprintf(f, "  chunks_per_thread %u\n", pl->chunks);
+  fprintf(f, "  elems_per_thread  %u (f32 registers per row value)\n", pl->elems_per_thread);
+  fprintf(f, "  masked_tail       %s\n", pl->masked ? "yes (columns past N read as -inf)" : "no");
+  fprintf(f, "  reductions        %u: thread (%u values)", pl->nreductions, pl->elems_per_thread);
+  fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
+          pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
+  if (pl->waves_per_row > 1)
+    fprintf(f, " -> block (%u partials in shared memory, 1 barrier each)", pl->waves_per_row);
+  fprintf(f, "\n  shared_memory     %u bytes (%u buffers x %u rows x %u partials x 4 B)\n",
+          pl->smem_bytes, pl->smem_slots, pl->rows_per_block, pl->waves_per_row);
+  fprintf(f, "  grid              x = ceil(M / %u) blocks (capped at 2^31-1), grid-stride loop\n",
+          pl->rows_per_block);
+}

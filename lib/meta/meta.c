@@ -1,0 +1,347 @@
+/* meta.c - writes, finds and parses the launch metadata of code objects
+ * (include/softgen/meta.h). Needs only libc: shared by compiler and runtime.
+ * Input may be hostile (any file a user names), so every read is bounded. */
+#include "softgen/meta.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dtype_names[SG_DTYPE_COUNT] = {"f16", "bf16", "f32"};
+
+const char *sg_dtype_name(sg_dtype dtype) {
+  return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_names[dtype] : "?";
+}
+
+unsigned sg_dtype_size(sg_dtype dtype) { return dtype == SG_DTYPE_F32 ? 4u : 2u; }
+
+int sg_dtype_parse(const char *name, sg_dtype *out) {
+  static const struct {
+    const char *name;
+    sg_dtype dtype;
+  } names[] = {{"f16", SG_DTYPE_F16},   {"float16", SG_DTYPE_F16},   {"half", SG_DTYPE_F16},
+               {"bf16", SG_DTYPE_BF16}, {"bfloat16", SG_DTYPE_BF16}, {"f32", SG_DTYPE_F32},
+               {"float32", SG_DTYPE_F32}, {"float", SG_DTYPE_F32}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i].name) == 0) {
+      *out = names[i].dtype;
+      return 0;
+    }
+  return -1;
+}
+
+int sg_meta_tensor_index(const sg_meta *meta, const char *name) {
+  for (int i = 0; i < meta->ntensors; i++)
+    if (strcmp(meta->tensors[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* ---- formatting ---- */
+
+typedef struct out_buf {
+  char *p;
+  size_t cap, len;
+  int overflow;
+} out_buf;
+
+static void put(out_buf *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(out_buf *o, const char *fmt, ...) {
+  va_list ap;
+  size_t room = o->len < o->cap ? o->cap - o->len : 0;
+  va_start(ap, fmt);
+  int n = vsnprintf(o->p + (room ? o->len : 0), room, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= room)
+    o->overflow = 1;
+  else
+    o->len += (size_t)n;
+}
+
+sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, sg_diag *diag) {
+  out_buf o = {buf, cap, 0, 0};
+  if (!m || !buf || cap == 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_format: null argument");
+  put(&o, "%skernel %s\ntemplate %s\ntarget %s\narch %s\nn %lld\n", SG_META_MAGIC, m->kernel,
+      m->template_name, m->target, m->arch, (long long)m->n);
+  put(&o, "block %u\nrows_per_block %u\nsmem %u\ncluster %u\nvector_bytes %u\n", m->block,
+      m->rows_per_block, m->smem, m->cluster, m->vector_bytes);
+  for (int i = 0; i < m->ntensors; i++)
+    put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
+        sg_dtype_name(m->tensors[i].dtype));
+  for (int i = 0; i < m->nargs; i++) {
+    const sg_meta_arg *a = &m->args[i];
+    if (a->kind == SG_ARG_ROWS)
+      put(&o, "arg rows\n");
+    else
+      put(&o, "arg %s %s\n", a->kind == SG_ARG_TENSOR ? "tensor" : "stride",
+          m->tensors[a->tensor].name);
+  }
+  put(&o, "end\n");
+  if (o.overflow)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "metadata does not fit in %zu bytes", cap);
+  if (len)
+    *len = o.len;
+  return SG_OK;
+}
+
+/* ---- parsing ---- */
+
+/* Copies word w (length n) into dst (capacity cap); fails when too long or empty. */
+static int word_copy(char *dst, size_t cap, const char *w, size_t n) {
+  if (n == 0 || n >= cap)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    if (!isgraph((unsigned char)w[i]))
+      return -1;
+  memcpy(dst, w, n);
+  dst[n] = '\0';
+  return 0;
+}
+
+static int parse_u64(const char *s, unsigned long long max, unsigned long long *out) {
+  char *end;
+  if (!isdigit((unsigned char)s[0]))
+    return -1;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end != '\0' || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+#define MAX_WORDS 5
+/* Splits a line (NUL-terminated, no newline) into at most MAX_WORDS words. */
+static int split(char *line, char *words[MAX_WORDS]) {
+  int n = 0;
+  for (char *p = line; *p;) {
+    while (*p == ' ' || *p == '\t')
+      *p++ = '\0';
+    if (!*p)
+      break;
+    if (n == MAX_WORDS)
+      return -1;
+    words[n++] = p;
+    while (*p && *p != ' ' && *p != '\t')
+      p++;
+  }
+  return n;
+}
+
+enum { SEEN_KERNEL = 1, SEEN_TARGET = 2, SEEN_ARCH = 4, SEEN_N = 8, SEEN_BLOCK = 16, SEEN_ROWS = 32 };
+
+static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int lineno,
+                            sg_diag *diag) {
+  unsigned long long v;
+#define BAD(...) sg_diag_set(diag, SG_ERR_PARSE, "metadata line " __VA_ARGS__)
+  const char *k = w[0];
+  if (nw == 2 && strcmp(k, "kernel") == 0) {
+    if (word_copy(m->kernel, sizeof m->kernel, w[1], strlen(w[1])))
+      return BAD("%d: kernel name too long", lineno);
+    *seen |= SEEN_KERNEL;
+  } else if (nw == 2 && strcmp(k, "template") == 0) {
+    if (word_copy(m->template_name, sizeof m->template_name, w[1], strlen(w[1])))
+      return BAD("%d: template name too long", lineno);
+  } else if (nw == 2 && strcmp(k, "target") == 0) {
+    if (word_copy(m->target, sizeof m->target, w[1], strlen(w[1])))
+      return BAD("%d: target name too long", lineno);
+    *seen |= SEEN_TARGET;
+  } else if (nw == 2 && strcmp(k, "arch") == 0) {
+    if (word_copy(m->arch, sizeof m->arch, w[1], strlen(w[1])))
+      return BAD("%d: arch name too long", lineno);
+    *seen |= SEEN_ARCH;
+  } else if (nw == 2 && strcmp(k, "n") == 0) {
+    if (parse_u64(w[1], (1ull << 31) - 1, &v) || v == 0)
+      return BAD("%d: n must be 1 to 2^31-1", lineno);
+    m->n = (int64_t)v;
+    *seen |= SEEN_N;
+  } else if (nw == 2 && (strcmp(k, "block") == 0 || strcmp(k, "rows_per_block") == 0 ||
+                         strcmp(k, "cluster") == 0 || strcmp(k, "vector_bytes") == 0 ||
+                         strcmp(k, "smem") == 0)) {
+    unsigned long long max = strcmp(k, "smem") == 0 ? (1u << 24) : 1024;
+    if (parse_u64(w[1], max, &v) || (v == 0 && strcmp(k, "smem") != 0))
+      return BAD("%d: %s must be %s to %llu", lineno, k, strcmp(k, "smem") ? "1" : "0", max);
+    unsigned u = (unsigned)v;
+    if (k[0] == 'b') {
+      m->block = u;
+      *seen |= SEEN_BLOCK;
+    } else if (k[0] == 'r') {
+      m->rows_per_block = u;
+      *seen |= SEEN_ROWS;
+    } else if (k[0] == 'c')
+      m->cluster = u;
+    else if (k[0] == 'v') {
+      if (u & (u - 1))
+        return BAD("%d: vector_bytes must be a power of two", lineno);
+      m->vector_bytes = u;
+    } else
+      m->smem = u;
+  } else if (nw == 4 && strcmp(k, "tensor") == 0) {
+    if (m->ntensors == SG_META_MAX_TENSORS)
+      return BAD("%d: more than %d tensors", lineno, SG_META_MAX_TENSORS);
+    sg_meta_tensor *t = &m->tensors[m->ntensors];
+    if (word_copy(t->name, sizeof t->name, w[1], strlen(w[1])))
+      return BAD("%d: tensor name too long", lineno);
+    if (sg_meta_tensor_index(m, t->name) >= 0)
+      return BAD("%d: tensor '%s' declared twice", lineno, t->name);
+    if (strcmp(w[2], "in") != 0 && strcmp(w[2], "out") != 0)
+      return BAD("%d: tensor direction must be 'in' or 'out'", lineno);
+    t->is_output = w[2][0] == 'o';
+    if (sg_dtype_parse(w[3], &t->dtype))
+      return BAD("%d: unknown dtype '%s'", lineno, w[3]);
+    m->ntensors++;
+  } else if ((nw == 2 || nw == 3) && strcmp(k, "arg") == 0) {
+    if (m->nargs == SG_META_MAX_ARGS)
+      return BAD("%d: more than %d args", lineno, SG_META_MAX_ARGS);
+    sg_meta_arg *a = &m->args[m->nargs];
+    if (nw == 2 && strcmp(w[1], "rows") == 0) {
+      a->kind = SG_ARG_ROWS;
+      a->tensor = -1;
+    } else if (nw == 3 && (strcmp(w[1], "tensor") == 0 || strcmp(w[1], "stride") == 0)) {
+      a->kind = w[1][0] == 't' ? SG_ARG_TENSOR : SG_ARG_STRIDE;
+      a->tensor = sg_meta_tensor_index(m, w[2]);
+      if (a->tensor < 0)
+        return BAD("%d: arg names undeclared tensor '%s'", lineno, w[2]);
+    } else
+      return BAD("%d: arg must be 'rows', 'tensor NAME' or 'stride NAME'", lineno);
+    m->nargs++;
+  } else
+    return BAD("%d: unknown or malformed entry '%s'", lineno, k);
+  return SG_OK;
+#undef BAD
+}
+
+sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *diag) {
+  size_t magic = strlen(SG_META_MAGIC);
+  if (!text || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_parse: null argument");
+  if (len < magic || memcmp(text, SG_META_MAGIC, magic) != 0)
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata does not start with 'softgen-meta 1'");
+  sg_meta m;
+  memset(&m, 0, sizeof m);
+  m.version = 1;
+  m.cluster = 1;
+  m.vector_bytes = 1;
+  unsigned seen = 0;
+  int lineno = 1, ended = 0;
+  size_t pos = magic;
+  while (pos < len && !ended) {
+    char line[256];
+    size_t n = 0;
+    lineno++;
+    while (pos < len && text[pos] != '\n' && text[pos] != '\0') {
+      if (n + 1 >= sizeof line)
+        return sg_diag_set(diag, SG_ERR_PARSE, "metadata line %d is too long", lineno);
+      line[n++] = text[pos++];
+    }
+    if (pos >= len || text[pos] != '\n')
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata is truncated at line %d", lineno);
+    pos++;
+    line[n] = '\0';
+    char *w[MAX_WORDS];
+    int nw = split(line, w);
+    if (nw < 0)
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata line %d has too many words", lineno);
+    if (nw == 0)
+      continue;
+    if (nw == 1 && strcmp(w[0], "end") == 0) {
+      ended = 1;
+      break;
+    }
+    sg_status st = parse_line(&m, w, nw, &seen, lineno, diag);
+    if (st)
+      return st;
+  }
+  if (!ended)
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata has no 'end' line (truncated?)");
+  unsigned need = SEEN_KERNEL | SEEN_TARGET | SEEN_ARCH | SEEN_N | SEEN_BLOCK | SEEN_ROWS;
+  if ((seen & need) != need)
+    return sg_diag_set(diag, SG_ERR_PARSE,
+                       "metadata lacks one of kernel, target, arch, n, block, rows_per_block");
+  if (m.ntensors == 0 || m.nargs == 0)
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata declares no tensors or no args");
+  for (int i = 0; i < m.ntensors; i++) {
+    int passed = 0;
+    for (int j = 0; j < m.nargs; j++)
+      passed |= m.args[j].kind == SG_ARG_TENSOR && m.args[j].tensor == i;
+    if (!passed)
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata tensor '%s' is never passed as an arg",
+                         m.tensors[i].name);
+  }
+  *out = m;
+  return SG_OK;
+}
+
+/* In PTX the metadata is a byte-list initializer:
+ *   .global .align 1 .b8 softgen_meta[N] = {115, 111, ...};
+ * Decodes it into a malloc'd buffer. Returns NULL when absent or malformed. */
+static char *ptx_bytes(const char *p, size_t size, size_t *out_len) {
+  static const char sym[] = SG_META_SYMBOL "[";
+  const char *end = p + size;
+  for (const char *s = p; s + sizeof sym < end; s++) {
+    if (memcmp(s, sym, sizeof sym - 1) != 0 || (s > p && (isalnum((unsigned char)s[-1]) || s[-1] == '_')))
+      continue;
+    const char *q = s + sizeof sym - 1;
+    unsigned long count = 0;
+    while (q < end && isdigit((unsigned char)*q) && count < (1ul << 20))
+      count = count * 10 + (unsigned long)(*q++ - '0');
+    if (count == 0 || count >= (1ul << 20))
+      return NULL;
+    while (q < end && *q != '{' && *q != ';')
+      q++;
+    if (q >= end || *q != '{')
+      return NULL;
+    q++;
+    char *buf = malloc(count + 1);
+    if (!buf)
+      return NULL;
+    size_t n = 0;
+    while (q < end && n < count) {
+      while (q < end && (*q == ' ' || *q == ',' || *q == '\n' || *q == '\t' || *q == '\r'))
+        q++;
+      if (q >= end || !isdigit((unsigned char)*q))
+        break;
+      unsigned v = 0;
+      while (q < end && isdigit((unsigned char)*q) && v < 256)
+        v = v * 10 + (unsigned)(*q++ - '0');
+      if (v > 255)
+        break;
+      buf[n++] = (char)v;
+    }
+    buf[n] = '\0';
+    *out_len = n;
+    return buf;
+  }
+  return NULL;
+}
+
+sg_status sg_meta_find(const void *object, size_t size, sg_meta *out, sg_diag *diag) {
+  const char *p = object;
+  size_t magic = strlen(SG_META_MAGIC);
+  if (!object)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_find: null object");
+  for (size_t i = 0; i + magic <= size; i++) {
+    const char *hit = memchr(p + i, 's', size - i);
+    if (!hit)
+      break;
+    i = (size_t)(hit - p);
+    if (i + magic <= size && memcmp(hit, SG_META_MAGIC, magic) == 0)
+      return sg_meta_parse(hit, size - i, out, diag);
+  }
+  size_t n = 0;
+  char *text = ptx_bytes(p, size, &n);
+  if (text) {
+    sg_status st = sg_meta_parse(text, n, out, diag);
+    free(text);
+    return st;
+  }
+  return sg_diag_set(diag, SG_ERR_PARSE,
+                     "no softgen metadata ('" SG_META_SYMBOL "') in this code object");
+}

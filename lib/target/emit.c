@@ -1,0 +1,143 @@
+/* emit.c - target machines, LLVM's optimisation pipeline and emission of
+ * .ll / assembly / code objects for an sg_module (softgen/codegen.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "codegen/module.h"
+#include "target/target.h"
+
+
+
+void sg_buffer_free(sg_buffer *b) {
+  if (b) {
+    free(b->data);
+    b->data = NULL;
+    b->size = 0;
+  }
+}
+
+static sg_status machine(const sg_module *m, LLVMTargetMachineRef *out, sg_diag *diag) {
+  const sg_target_info *tg = m->plan.target;
+  LLVMTargetRef target;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(tg->triple, &target, &err)) {
+    sg_status st = sg_diag_set(diag, SG_ERR_UNSUPPORTED, "this LLVM has no %s backend: %s",
+                               tg->triple, err ? err : "");
+    LLVMDisposeMessage(err);
+    return st;
+  }
+  *out = LLVMCreateTargetMachine(target, tg->triple, tg->cpu(m->plan.arch),
+                                 tg->features(m->plan.arch, m->plan.wave), LLVMCodeGenLevelAggressive,
+                                 LLVMRelocPIC, LLVMCodeModelDefault);
+  if (!*out)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "LLVM cannot make a target machine for %s %s",
+                       tg->triple, m->plan.arch);
+  return SG_OK;
+}
+
+sg_status sg_target_set_data_layout(sg_module *m, sg_diag *diag) {
+  LLVMTargetMachineRef tm;
+  sg_status st = machine(m, &tm, diag);
+  if (st)
+    return st;
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+  char *dl = LLVMCopyStringRepOfTargetData(td);
+  LLVMSetDataLayout(m->mod, dl);
+  LLVMDisposeMessage(dl);
+  LLVMDisposeTargetData(td);
+  LLVMDisposeTargetMachine(tm);
+  return SG_OK;
+}
+
+sg_status sg_module_optimize(sg_module *m, sg_diag *diag) {
+  if (!m)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_module_optimize: null module");
+  LLVMTargetMachineRef tm;
+  sg_status st = machine(m, &tm, diag);
+  if (st)
+    return st;
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(m->mod, "default<O3>", tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  LLVMDisposeTargetMachine(tm);
+  if (err) {
+    char *msg = LLVMGetErrorMessage(err);
+    st = sg_diag_set(diag, SG_ERR_CODEGEN, "LLVM optimisation failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+  }
+  return st;
+}
+
+static sg_status copy_text(const char *text, size_t len, sg_buffer *out, sg_diag *diag) {
+  out->data = malloc(len + 1);
+  if (!out->data)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  memcpy(out->data, text, len);
+  out->data[len] = '\0';
+  out->size = len;
+  return SG_OK;
+}
+
+static sg_status emit_machine(sg_module *m, LLVMCodeGenFileType kind, sg_buffer *out, sg_diag *diag) {
+  LLVMTargetMachineRef tm;
+  sg_status st = machine(m, &tm, diag);
+  if (st)
+    return st;
+  LLVMMemoryBufferRef mb = NULL;
+  char *err = NULL;
+  /* the backend may rewrite the module: emit from a clone */
+  LLVMModuleRef clone = LLVMCloneModule(m->mod);
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, clone, kind, &err, &mb)) {
+    st = sg_diag_set(diag, SG_ERR_CODEGEN, "LLVM %s backend failed: %s", m->plan.target->name,
+                     err ? err : "");
+    LLVMDisposeMessage(err);
+  } else {
+    st = copy_text(LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), out, diag);
+    LLVMDisposeMemoryBuffer(mb);
+  }
+  LLVMDisposeModule(clone);
+  LLVMDisposeTargetMachine(tm);
+  return st;
+}
+
+sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options *opts,
+                         sg_buffer *out, sg_diag *diag) {
+  if (!m || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_module_emit: null argument");
+  out->data = NULL;
+  out->size = 0;
+  if (kind == SG_EMIT_LLVM) {
+    char *text = LLVMPrintModuleToString(m->mod);
+    sg_status st = copy_text(text, strlen(text), out, diag);
+    LLVMDisposeMessage(text);
+    return st;
+  }
+  if (kind == SG_EMIT_ASM)
+    return emit_machine(m, LLVMAssemblyFile, out, diag);
+  if (kind != SG_EMIT_OBJECT)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "unknown emit kind %d", (int)kind);
+  sg_buffer asm_text;
+  sg_status st = emit_machine(m, m->plan.target->assemble_from_object ? LLVMObjectFile : LLVMAssemblyFile,
+                              &asm_text, diag);
+  if (st)
+    return st;
+  st = m->plan.target->assemble(&m->plan, &asm_text, opts, out, diag);
+  sg_buffer_free(&asm_text);
+  return st;
+}
+
+void sg_module_destroy(sg_module *m) {
+  if (!m)
+    return;
+  if (m->mod)
+    LLVMDisposeModule(m->mod);
+  if (m->ctx)
+    LLVMContextDispose(m->ctx);
+  free(m);
+}
+
+const char *sg_plan_asm_ext(const sg_plan *plan) { return plan->target->asm_ext; }
+const char *sg_plan_object_ext(const sg_plan *plan) { return plan->target->object_ext; }

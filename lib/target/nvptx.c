@@ -1,0 +1,111 @@
+/* nvptx.c - the NVPTX target table (target/target.h): nvptx64-nvidia-cuda,
+ * sm_80 to sm_100. Ids from the PTX special registers, xor shuffles with
+ * shfl.sync.bfly, bar.sync, ex2.approx, and ptxas for .cubin. */
+#include <string.h>
+
+#include <llvm-c/Target.h>
+
+#include "codegen/codegen.h"
+#include "support/tool.h"
+
+static const char *const archs[] = {"sm_80", "sm_89", "sm_90", "sm_90a", "sm_100", NULL};
+
+static int wave_ok(const char *arch, unsigned size) {
+  (void)arch;
+  return size == 32;
+}
+static const char *wave_sizes(const char *arch) {
+  (void)arch;
+  return "NVIDIA warps have 32 threads";
+}
+static void initialize(void) {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+}
+static const char *cpu(const char *arch) { return arch; }
+static const char *features(const char *arch, unsigned wave) {
+  (void)wave;
+  /* sm_100 needs PTX 8.6; LLVM picks the minimum PTX version per arch otherwise */
+  return strcmp(arch, "sm_100") == 0 ? "+ptx86" : "";
+}
+
+static LLVMValueRef sreg(sgc_ctx *cx, const char *name) {
+  return sgc_intrinsic(cx, name, NULL, NULL, 0);
+}
+static LLVMValueRef thread_id(sgc_ctx *cx) { return sreg(cx, "llvm.nvvm.read.ptx.sreg.tid.x"); }
+static LLVMValueRef block_id(sgc_ctx *cx) { return sreg(cx, "llvm.nvvm.read.ptx.sreg.ctaid.x"); }
+static LLVMValueRef grid_blocks(sgc_ctx *cx) {
+  return sreg(cx, "llvm.nvvm.read.ptx.sreg.nctaid.x");
+}
+
+static LLVMValueRef shuffle_xor(sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsigned width) {
+  (void)width; /* xor with mask < width stays inside aligned groups of width lanes */
+  LLVMValueRef args[4] = {LLVMConstInt(cx->i32, 0xffffffffu, 0), v,
+                          LLVMConstInt(cx->i32, mask, 0), LLVMConstInt(cx->i32, 0x1f, 0)};
+  return sgc_intrinsic(cx, "llvm.nvvm.shfl.sync.bfly.f32", NULL, args, 4);
+}
+
+static void barrier(sgc_ctx *cx) { sgc_intrinsic(cx, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL,
+                                                 (LLVMValueRef[]){LLVMConstInt(cx->i32, 0, 0)}, 1); }
+
+static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v) {
+  LLVMValueRef r = sgc_intrinsic(cx, "llvm.exp2", LLVMTypeOf(v), &v, 1);
+  LLVMSetFastMathFlags(r, LLVMFastMathApproxFunc); /* ex2.approx.f32 */
+  return r;
+}
+
+static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
+  char n[16];
+  snprintf(n, sizeof n, "%u", cx->plan->block_threads);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(cx->ctx, "nvvm.maxntid", 12, n, (unsigned)strlen(n)));
+}
+
+/* PTX -> cubin through ptxas. */
+static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_emit_options *opts,
+                          sg_buffer *object, sg_diag *diag) {
+  char ptxas[4096];
+  sg_status st = sg_tool_find("ptxas", opts ? opts->ptxas : NULL, "CUDA_HOME", NULL, ptxas,
+                              sizeof ptxas, diag);
+  if (st) {
+    char why[sizeof diag->message];
+    snprintf(why, sizeof why, "%.400s", diag ? diag->message : "ptxas not found");
+    return sg_diag_set(diag, SG_ERR_TOOL, "cannot make a .cubin: %s (install the CUDA toolkit, "
+                       "set CUDA_HOME, or pass --ptxas PATH; the .ptx is still usable: the "
+                       "driver compiles it at load)", why);
+  }
+  char arch[48];
+  snprintf(arch, sizeof arch, "-arch=%s", plan->arch);
+  const char *argv[] = {ptxas, arch, "-O3", "-o", "@OUT@", "@IN@", NULL};
+  return sg_tool_run(argv, ptx, ".ptx", ".cubin", object, diag);
+}
+
+const sg_target_info sg_target_nvptx = {
+    .name = "nvptx",
+    .triple = "nvptx64-nvidia-cuda",
+    .default_arch = "sm_90",
+    .archs = archs,
+    .asm_ext = ".ptx",
+    .object_ext = ".cubin",
+    .max_block_threads = 1024,
+    .max_static_smem = 48 * 1024,
+    .max_elems_per_thread = 64,
+    .wave_ok = wave_ok,
+    .wave_sizes = wave_sizes,
+    .initialize = initialize,
+    .cpu = cpu,
+    .features = features,
+    .kernel_cc = LLVMPTXKernelCallConv,
+    .global_as = 1,
+    .shared_as = 3,
+    .kernel_attributes = kernel_attributes,
+    .thread_id = thread_id,
+    .block_id = block_id,
+    .grid_blocks = grid_blocks,
+    .shuffle_xor = shuffle_xor,
+    .barrier = barrier,
+    .exp2 = exp2_fast,
+    .assemble = assemble,
+};

@@ -1,0 +1,73 @@
+/* target/target.h - one table of hooks per target (internal), as QBE's
+ * struct Target: codegen never tests which target it builds for, it asks the
+ * table. Produced by target/nvptx.c and target/amdgpu.c; looked up by name in
+ * target/target.c; read by constraints/resolve.c (limits) and codegen. */
+#ifndef SG_INTERNAL_TARGET_H
+#define SG_INTERNAL_TARGET_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "softgen/codegen.h"
+#include "softgen/diag.h"
+
+struct sg_plan;
+struct sgc_ctx; /* codegen/codegen.h */
+
+typedef struct sg_target_info {
+  const char *name;         /* "nvptx" */
+  const char *triple;       /* "nvptx64-nvidia-cuda" */
+  const char *default_arch; /* "sm_90" */
+  const char *const *archs; /* NULL-terminated list of accepted --arch values */
+  const char *asm_ext;      /* ".ptx" */
+  const char *object_ext;   /* ".cubin" */
+
+  /* Limits, checked by the resolver. */
+  unsigned max_block_threads;
+  unsigned max_static_smem;  /* bytes of static shared memory a block may use */
+  unsigned max_elems_per_thread; /* f32 row values a thread may hold in registers */
+  /* 1 if arch supports waves of `size` threads. */
+  int (*wave_ok)(const char *arch, unsigned size);
+  /* A sentence naming the wave sizes arch allows, for rejections. */
+  const char *(*wave_sizes)(const char *arch);
+
+  /* LLVM target set-up. */
+  void (*initialize)(void);
+  const char *(*cpu)(const char *arch);      /* LLVM CPU name */
+  const char *(*features)(const char *arch, unsigned wave); /* "" or "+wavefrontsize64" */
+  LLVMCallConv kernel_cc;
+  unsigned global_as, shared_as;
+  /* Adds launch-bound attributes (max threads, occupancy) to the kernel. */
+  void (*kernel_attributes)(struct sgc_ctx *cx, LLVMValueRef fn);
+
+  /* IR hooks: ids (i32), wave reduction step, barrier, fast exp2. */
+  LLVMValueRef (*thread_id)(struct sgc_ctx *cx);
+  LLVMValueRef (*block_id)(struct sgc_ctx *cx);
+  LLVMValueRef (*grid_blocks)(struct sgc_ctx *cx);
+  /* value from the lane whose index is lane ^ mask (f32), within groups of
+   * `width` lanes (a power of two <= the wave size). */
+  LLVMValueRef (*shuffle_xor)(struct sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsigned width);
+  void (*barrier)(struct sgc_ctx *cx);
+  LLVMValueRef (*exp2)(struct sgc_ctx *cx, LLVMValueRef v);
+
+  /* 1: assemble() receives the backend's object file instead of its assembly. */
+  int assemble_from_object;
+  /* Turns the target's assembly (asm_ext) into a code object (object_ext).
+   * SG_ERR_TOOL with a clear reason when the tool is missing or fails. */
+  sg_status (*assemble)(const struct sg_plan *plan, const sg_buffer *assembly,
+                        const sg_emit_options *opts, sg_buffer *object, sg_diag *diag);
+} sg_target_info;
+
+/* The table for a target name ("nvptx", "amdgpu"), or NULL. */
+const sg_target_info *sg_target_lookup(const char *name);
+
+/* Creates a target machine for the module's plan and sets its data layout. */
+sg_status sg_target_set_data_layout(struct sg_module *m, sg_diag *diag);
+
+/* 1 if arch is in the target's list. */
+int sg_target_has_arch(const sg_target_info *t, const char *arch);
+
+extern const sg_target_info sg_target_nvptx;
+extern const sg_target_info sg_target_amdgpu;
+
+#endif

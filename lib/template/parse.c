@@ -1,0 +1,470 @@
+/* parse.c - template text -> typed op list (template/template.h).
+ *
+ * Grammar (newlines are plain whitespace, '#' starts a comment):
+ *   template := 'kernel' NAME '(' param { ',' param } ')' { stmt }
+ *   param    := NAME ':' ('in' | 'out') '[' DIM { ',' DIM } ']' ELEM
+ *   ELEM     := 'T' | 'f16' | 'bf16' | 'f32'
+ *   stmt     := NAME '=' call | call
+ *   call     := OP '(' arg { ',' arg } ')'
+ *   arg      := NAME | 'dim' '=' DIM | '[' DIM { ',' DIM } ']'
+ * Every check reports "file:line:col: message" through sg_diag. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/io.h"
+#include "template/lexer.h"
+#include "template/template.h"
+
+static const struct {
+  const char *name;
+  int arity;
+} op_info[SGT_OPCODE_COUNT] = {
+    [SGT_READ] = {"read", 0},      [SGT_WRITE] = {"write", 1}, [SGT_MAX] = {"max", 1},
+    [SGT_SUM] = {"sum", 1},        [SGT_BROADCAST] = {"broadcast", 1},
+    [SGT_ADD] = {"add", 2},        [SGT_SUB] = {"sub", 2},     [SGT_MUL] = {"mul", 2},
+    [SGT_DIV] = {"div", 2},        [SGT_EXP] = {"exp", 1},     [SGT_LOG] = {"log", 1},
+    [SGT_NEG] = {"neg", 1},
+};
+
+const char *sgt_opcode_name(sgt_opcode code) { return op_info[code].name; }
+int sgt_opcode_arity(sgt_opcode code) { return op_info[code].arity; }
+int sgt_opcode_is_reduction(sgt_opcode code) { return code == SGT_MAX || code == SGT_SUM; }
+
+typedef struct parser {
+  sgl_lexer lx;
+  sg_template *t;
+  sg_diag *diag;
+} parser;
+
+#define ERR_AT(ps, ln, cl, ...) \
+  sg_diag_at((ps)->diag, SG_ERR_PARSE, (ps)->t->file, (ln), (cl), __VA_ARGS__)
+#define ERR(ps, ...) ERR_AT(ps, (ps)->lx.tok.line, (ps)->lx.tok.col, __VA_ARGS__)
+
+static sg_status describe_token(parser *ps, const char *expected) {
+  const sgl_token *tk = &ps->lx.tok;
+  if (tk->kind == SGL_EOF)
+    return ERR(ps, "expected %s, found end of file", expected);
+  return ERR(ps, "expected %s, found '%.*s'", expected, (int)(tk->len > 40 ? 40 : tk->len),
+             tk->start);
+}
+
+static sg_status expect_punct(parser *ps, char c) {
+  char what[4] = {'\'', c, '\'', 0};
+  if (!sgl_is_punct(&ps->lx, c))
+    return describe_token(ps, what);
+  sgl_next(&ps->lx);
+  return SG_OK;
+}
+
+static sg_status expect_name(parser *ps, const char *what, char *dst) {
+  if (ps->lx.tok.kind != SGL_IDENT)
+    return describe_token(ps, what);
+  if (sgl_text(&ps->lx, dst, SGT_NAME_MAX))
+    return ERR(ps, "%s is longer than %d characters", what, SGT_NAME_MAX - 1);
+  sgl_next(&ps->lx);
+  return SG_OK;
+}
+
+static int find_dim(const sg_template *t, const char *name) {
+  for (int i = 0; i < t->ndims; i++)
+    if (strcmp(t->dims[i], name) == 0)
+      return i;
+  return -1;
+}
+
+static int find_tensor(const sg_template *t, const char *name) {
+  for (int i = 0; i < t->ntensors; i++)
+    if (strcmp(t->tensors[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+static int find_value(const sg_template *t, const char *name) {
+  for (int i = 0; i < t->nops; i++)
+    if (t->ops[i].name[0] && strcmp(t->ops[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* Formats a shape as "[M, N]" into buf. */
+static const char *shape_str(const sg_template *t, const sgt_shape *s, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[n++] = '[';
+  for (int i = 0; i < s->ndims && n + SGT_NAME_MAX + 3 < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", t->dims[s->dims[i]]);
+  snprintf(buf + n, cap - n, "]");
+  return buf;
+}
+
+static int shape_eq(const sgt_shape *a, const sgt_shape *b) {
+  if (a->ndims != b->ndims)
+    return 0;
+  for (int i = 0; i < a->ndims; i++)
+    if (a->dims[i] != b->dims[i])
+      return 0;
+  return 1;
+}
+
+/* dims := '[' DIM { ',' DIM } ']'; declare: unknown dims become new dims. */
+static sg_status parse_dims(parser *ps, sgt_shape *s, int declare) {
+  sg_status st = expect_punct(ps, '[');
+  s->ndims = 0;
+  while (!st) {
+    char name[SGT_NAME_MAX];
+    int line = ps->lx.tok.line, col = ps->lx.tok.col;
+    if ((st = expect_name(ps, "a dim name", name)))
+      return st;
+    int d = find_dim(ps->t, name);
+    if (d < 0 && declare) {
+      if (ps->t->ndims == SGT_MAX_DIMS)
+        return ERR_AT(ps, line, col, "more than %d dims", SGT_MAX_DIMS);
+      d = ps->t->ndims++;
+      strcpy(ps->t->dims[d], name);
+    }
+    if (d < 0)
+      return ERR_AT(ps, line, col, "unknown dim '%s'", name);
+    for (int i = 0; i < s->ndims; i++)
+      if (s->dims[i] == d)
+        return ERR_AT(ps, line, col, "dim '%s' appears twice in one shape", name);
+    if (s->ndims == SGT_MAX_DIMS)
+      return ERR_AT(ps, line, col, "shape has more than %d dims", SGT_MAX_DIMS);
+    s->dims[s->ndims++] = d;
+    if (sgl_is_punct(&ps->lx, ']'))
+      break;
+    st = expect_punct(ps, ',');
+  }
+  return st ? st : expect_punct(ps, ']');
+}
+
+static sg_status parse_param(parser *ps) {
+  sg_template *t = ps->t;
+  if (t->ntensors == SGT_MAX_TENSORS)
+    return ERR(ps, "more than %d tensor arguments", SGT_MAX_TENSORS);
+  sgt_tensor *tn = &t->tensors[t->ntensors];
+  tn->line = ps->lx.tok.line;
+  tn->col = ps->lx.tok.col;
+  sg_status st = expect_name(ps, "a tensor name", tn->name);
+  if (st)
+    return st;
+  if (find_tensor(t, tn->name) >= 0)
+    return ERR_AT(ps, tn->line, tn->col, "tensor '%s' is declared twice", tn->name);
+  if ((st = expect_punct(ps, ':')))
+    return st;
+  if (sgl_is_ident(&ps->lx, "in") || sgl_is_ident(&ps->lx, "out"))
+    tn->is_output = sgl_is_ident(&ps->lx, "out");
+  else
+    return describe_token(ps, "'in' or 'out'");
+  sgl_next(&ps->lx);
+  if ((st = parse_dims(ps, &tn->shape, 1)))
+    return st;
+  char elem[SGT_NAME_MAX];
+  int line = ps->lx.tok.line, col = ps->lx.tok.col;
+  if ((st = expect_name(ps, "an element type (T, f16, bf16, f32)", elem)))
+    return st;
+  if (strcmp(elem, "T") == 0)
+    tn->elem.generic = 1;
+  else if (sg_dtype_parse(elem, &tn->elem.fixed))
+    return ERR_AT(ps, line, col, "unknown element type '%s' (expected T, f16, bf16 or f32)",
+                  elem);
+  t->ntensors++;
+  return SG_OK;
+}
+
+static sg_status parse_opcode(parser *ps, const char *name, int line, int col,
+                              sgt_opcode *out) {
+  for (int i = 0; i < SGT_OPCODE_COUNT; i++)
+    if (strcmp(op_info[i].name, name) == 0) {
+      *out = (sgt_opcode)i;
+      return SG_OK;
+    }
+  return ERR_AT(ps, line, col,
+                "unknown op '%s' (expected read, write, max, sum, broadcast, add, sub, mul, "
+                "div, exp, log or neg)",
+                name);
+}
+
+/* Types op (its operands already resolved) and checks it. */
+static sg_status check_op(parser *ps, sgt_op *op, int nargs, const sgt_shape *bshape) {
+  sg_template *t = ps->t;
+  char b1[128], b2[128];
+  const char *opn = sgt_opcode_name(op->code);
+  int arity = sgt_opcode_arity(op->code);
+  int want = arity + (op->code == SGT_READ || op->code == SGT_WRITE) +
+             (sgt_opcode_is_reduction(op->code) || op->code == SGT_BROADCAST);
+  if (nargs != want)
+    return ERR_AT(ps, op->line, op->col, "'%s' takes %d argument%s, got %d", opn, want,
+                  want == 1 ? "" : "s", nargs);
+  const sgt_shape *a = op->operands[0] >= 0 ? &t->ops[op->operands[0]].shape : NULL;
+  switch (op->code) {
+  case SGT_READ:
+    if (t->tensors[op->tensor].is_output)
+      return ERR_AT(ps, op->line, op->col, "read: '%s' is an output tensor",
+                    t->tensors[op->tensor].name);
+    op->shape = t->tensors[op->tensor].shape;
+    break;
+  case SGT_WRITE: {
+    const sgt_tensor *tn = &t->tensors[op->tensor];
+    if (!tn->is_output)
+      return ERR_AT(ps, op->line, op->col, "write: '%s' is an input tensor", tn->name);
+    if (!shape_eq(a, &tn->shape))
+      return ERR_AT(ps, op->line, op->col,
+                    "write: shape mismatch: value has shape %s, tensor '%s' has shape %s",
+                    shape_str(t, a, b1, sizeof b1), tn->name,
+                    shape_str(t, &tn->shape, b2, sizeof b2));
+    for (int i = 0; i < t->nops; i++)
+      if (&t->ops[i] != op && t->ops[i].code == SGT_WRITE && t->ops[i].tensor == op->tensor)
+        return ERR_AT(ps, op->line, op->col, "write: '%s' is written twice", tn->name);
+    op->shape.ndims = 0;
+    break;
+  }
+  case SGT_MAX:
+  case SGT_SUM: {
+    int pos = -1;
+    for (int i = 0; i < a->ndims; i++)
+      if (a->dims[i] == op->dim)
+        pos = i;
+    if (pos < 0)
+      return ERR_AT(ps, op->line, op->col, "%s over %s: value '%s' of shape %s has no dim %s",
+                    opn, t->dims[op->dim], t->ops[op->operands[0]].name,
+                    shape_str(t, a, b1, sizeof b1), t->dims[op->dim]);
+    op->shape = *a;
+    memmove(&op->shape.dims[pos], &op->shape.dims[pos + 1],
+            sizeof(int) * (size_t)(a->ndims - pos - 1));
+    op->shape.ndims--;
+    break;
+  }
+  case SGT_BROADCAST: {
+    int j = 0; /* the value's dims must appear in the target, in order */
+    for (int i = 0; i < bshape->ndims && j < a->ndims; i++)
+      if (bshape->dims[i] == a->dims[j])
+        j++;
+    if (j != a->ndims)
+      return ERR_AT(ps, op->line, op->col, "broadcast: cannot broadcast shape %s to %s",
+                    shape_str(t, a, b1, sizeof b1), shape_str(t, bshape, b2, sizeof b2));
+    op->shape = *bshape;
+    break;
+  }
+  case SGT_ADD:
+  case SGT_SUB:
+  case SGT_MUL:
+  case SGT_DIV: {
+    const sgt_shape *b = &t->ops[op->operands[1]].shape;
+    if (!shape_eq(a, b))
+      return ERR_AT(ps, op->line, op->col,
+                    "%s: shape mismatch: %s and %s (broadcast the smaller first)", opn,
+                    shape_str(t, a, b1, sizeof b1), shape_str(t, b, b2, sizeof b2));
+    op->shape = *a;
+    break;
+  }
+  default:
+    op->shape = *a;
+    break;
+  }
+  return SG_OK;
+}
+
+static sg_status parse_stmt(parser *ps) {
+  sg_template *t = ps->t;
+  if (t->nops == SGT_MAX_OPS)
+    return ERR(ps, "more than %d ops", SGT_MAX_OPS);
+  sgt_op *op = &t->ops[t->nops];
+  memset(op, 0, sizeof *op);
+  op->operands[0] = op->operands[1] = op->tensor = op->dim = -1;
+  char first[SGT_NAME_MAX], opname[SGT_NAME_MAX];
+  int line = ps->lx.tok.line, col = ps->lx.tok.col;
+  sg_status st = expect_name(ps, "a statement", first);
+  if (st)
+    return st;
+  if (sgl_is_punct(&ps->lx, '=')) {
+    sgl_next(&ps->lx);
+    strcpy(op->name, first);
+    int prev = find_value(t, first);
+    if (prev >= 0)
+      return ERR_AT(ps, line, col, "value '%s' is already defined at line %d", first,
+                    t->ops[prev].line);
+    if (find_tensor(t, first) >= 0 || find_dim(t, first) >= 0)
+      return ERR_AT(ps, line, col, "'%s' is already the name of a tensor or dim", first);
+    op->line = ps->lx.tok.line;
+    op->col = ps->lx.tok.col;
+    if ((st = expect_name(ps, "an op name", opname)))
+      return st;
+  } else {
+    strcpy(opname, first);
+    op->line = line;
+    op->col = col;
+  }
+  if ((st = parse_opcode(ps, opname, op->line, op->col, &op->code)))
+    return st;
+  if (op->name[0] && op->code == SGT_WRITE)
+    return ERR_AT(ps, line, col, "write has no result to assign to '%s'", op->name);
+  if (!op->name[0] && op->code != SGT_WRITE)
+    return ERR_AT(ps, line, col, "the result of '%s' must be given a name ('v = %s(...)')",
+                  opname, opname);
+  if ((st = expect_punct(ps, '(')))
+    return st;
+  int nargs = 0, nvalues = 0;
+  sgt_shape bshape = {0, {0}};
+  int tensor_slot = op->code == SGT_READ ? 0 : op->code == SGT_WRITE ? 1 : -1;
+  for (;;) {
+    int al = ps->lx.tok.line, ac = ps->lx.tok.col;
+    if (sgl_is_punct(&ps->lx, '[')) {
+      if (op->code != SGT_BROADCAST)
+        return ERR(ps, "'%s' takes no shape argument", opname);
+      if ((st = parse_dims(ps, &bshape, 0)))
+        return st;
+    } else if (sgl_is_ident(&ps->lx, "dim")) {
+      char dname[SGT_NAME_MAX];
+      sgl_next(&ps->lx);
+      if ((st = expect_punct(ps, '=')))
+        return st;
+      int dl = ps->lx.tok.line, dc = ps->lx.tok.col;
+      if ((st = expect_name(ps, "a dim name", dname)))
+        return st;
+      if (!sgt_opcode_is_reduction(op->code))
+        return ERR_AT(ps, al, ac, "'%s' takes no dim= argument", opname);
+      op->dim = find_dim(t, dname);
+      if (op->dim < 0)
+        return ERR_AT(ps, dl, dc, "unknown dim '%s'", dname);
+    } else {
+      char arg[SGT_NAME_MAX];
+      if ((st = expect_name(ps, "an argument", arg)))
+        return st;
+      if (nargs == tensor_slot) {
+        op->tensor = find_tensor(t, arg);
+        if (op->tensor < 0)
+          return ERR_AT(ps, al, ac, "'%s' is not a tensor argument of the kernel", arg);
+      } else {
+        int v = find_value(t, arg);
+        if (v < 0)
+          return ERR_AT(ps, al, ac,
+                        find_tensor(t, arg) >= 0 ? "'%s' is a tensor: read it into a value first"
+                                                 : "undefined value '%s'",
+                        arg);
+        if (nvalues == 2)
+          return ERR_AT(ps, al, ac, "too many operands for '%s'", opname);
+        op->operands[nvalues++] = v;
+      }
+    }
+    nargs++;
+    if (sgl_is_punct(&ps->lx, ')'))
+      break;
+    if ((st = expect_punct(ps, ',')))
+      return st;
+  }
+  sgl_next(&ps->lx);
+  if (nvalues != sgt_opcode_arity(op->code) ||
+      (tensor_slot >= 0 && op->tensor < 0) ||
+      (sgt_opcode_is_reduction(op->code) && op->dim < 0) ||
+      (op->code == SGT_BROADCAST && bshape.ndims == 0)) {
+    static const char *const usage[SGT_OPCODE_COUNT] = {
+        [SGT_READ] = "read(TENSOR)",          [SGT_WRITE] = "write(VALUE, TENSOR)",
+        [SGT_MAX] = "max(VALUE, dim=DIM)",    [SGT_SUM] = "sum(VALUE, dim=DIM)",
+        [SGT_BROADCAST] = "broadcast(VALUE, [DIMS])", [SGT_ADD] = "add(A, B)",
+        [SGT_SUB] = "sub(A, B)",              [SGT_MUL] = "mul(A, B)",
+        [SGT_DIV] = "div(A, B)",              [SGT_EXP] = "exp(VALUE)",
+        [SGT_LOG] = "log(VALUE)",             [SGT_NEG] = "neg(VALUE)"};
+    return ERR_AT(ps, op->line, op->col, "wrong arguments to '%s': expected %s", opname,
+                  usage[op->code]);
+  }
+  t->nops++;
+  if ((st = check_op(ps, op, nargs, &bshape)))
+    t->nops--;
+  return st;
+}
+
+static sg_status parse_template(parser *ps) {
+  sg_template *t = ps->t;
+  sg_status st;
+  if (!sgl_is_ident(&ps->lx, "kernel"))
+    return describe_token(ps, "'kernel'");
+  sgl_next(&ps->lx);
+  if ((st = expect_name(ps, "a kernel name", t->name)) || (st = expect_punct(ps, '(')))
+    return st;
+  for (;;) {
+    if ((st = parse_param(ps)))
+      return st;
+    if (sgl_is_punct(&ps->lx, ')'))
+      break;
+    if ((st = expect_punct(ps, ',')))
+      return st;
+  }
+  sgl_next(&ps->lx);
+  while (ps->lx.tok.kind != SGL_EOF) {
+    if (ps->lx.tok.kind == SGL_ERROR)
+      return ERR(ps, "unexpected character '%.*s'", (int)ps->lx.tok.len, ps->lx.tok.start);
+    if ((st = parse_stmt(ps)))
+      return st;
+  }
+  for (int i = 0; i < t->ntensors; i++) {
+    int written = 0;
+    for (int j = 0; j < t->nops; j++)
+      written |= t->ops[j].code == SGT_WRITE && t->ops[j].tensor == i;
+    if (t->tensors[i].is_output && !written)
+      return ERR_AT(ps, t->tensors[i].line, t->tensors[i].col, "output '%s' is never written",
+                    t->tensors[i].name);
+  }
+  return SG_OK;
+}
+
+sg_status sg_template_parse(const char *file, const char *text, size_t len, sg_template **out,
+                            sg_diag *diag) {
+  if (!text || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_template_parse: null argument");
+  *out = NULL;
+  parser ps;
+  ps.diag = diag;
+  ps.t = calloc(1, sizeof *ps.t);
+  if (!ps.t)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  snprintf(ps.t->file, sizeof ps.t->file, "%s", file ? file : "<template>");
+  if (memchr(text, '\0', len))
+    return free(ps.t), ERR_AT(&ps, 0, 0, "template contains a NUL byte");
+  sgl_init(&ps.lx, text, len);
+  sg_status st = parse_template(&ps);
+  if (st) {
+    free(ps.t);
+    return st;
+  }
+  *out = ps.t;
+  return SG_OK;
+}
+
+sg_status sg_template_load(const char *path, sg_template **out, sg_diag *diag) {
+  char *text;
+  size_t len;
+  sg_status st = sg_read_file(path, 1 << 20, &text, &len, diag);
+  if (st)
+    return st;
+  st = sg_template_parse(path, text, len, out, diag);
+  free(text);
+  return st;
+}
+
+void sg_template_destroy(sg_template *t) { free(t); }
+
+const char *sg_template_name(const sg_template *t) { return t ? t->name : ""; }
+
+void sg_template_print(const sg_template *t, FILE *f) {
+  char b[128];
+  fprintf(f, "kernel %s\n", t->name);
+  for (int i = 0; i < t->ntensors; i++)
+    fprintf(f, "  tensor %s: %s %s %s\n", t->tensors[i].name,
+            t->tensors[i].is_output ? "out" : "in", shape_str(t, &t->tensors[i].shape, b, sizeof b),
+            t->tensors[i].elem.generic ? "T" : sg_dtype_name(t->tensors[i].elem.fixed));
+  for (int i = 0; i < t->nops; i++) {
+    const sgt_op *op = &t->ops[i];
+    if (op->code == SGT_WRITE)
+      fprintf(f, "  write %%%d -> %s\n", op->operands[0], t->tensors[op->tensor].name);
+    else {
+      fprintf(f, "  %%%d = %s", i, sgt_opcode_name(op->code));
+      if (op->tensor >= 0)
+        fprintf(f, " %s", t->tensors[op->tensor].name);
+      for (int k = 0; k < 2; k++)
+        if (op->operands[k] >= 0)
+          fprintf(f, "%s %%%d", k ? "," : "", op->operands[k]);
+      if (op->dim >= 0)
+        fprintf(f, ", dim=%s", t->dims[op->dim]);
+      fprintf(f, " : %s f32   ; %s\n", shape_str(t, &op->shape, b, sizeof b), op->name);
+    }
+  }
+}

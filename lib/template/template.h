@@ -1,0 +1,77 @@
+/* template/template.h - the parsed template: a typed op list (internal).
+ * Produced by template/parse.c, read by constraints/resolve.c and codegen. */
+#ifndef SG_INTERNAL_TEMPLATE_H
+#define SG_INTERNAL_TEMPLATE_H
+
+#include "softgen/meta.h"
+#include "softgen/template.h"
+
+#define SGT_MAX_DIMS 4     /* symbolic dims a template may declare (M, N, ...) */
+#define SGT_MAX_TENSORS 8  /* memory arguments */
+#define SGT_MAX_OPS 64     /* ops in the body */
+#define SGT_NAME_MAX 32
+
+typedef enum sgt_opcode {
+  SGT_READ,      /* value = read(tensor) */
+  SGT_WRITE,     /* write(value, tensor) */
+  SGT_MAX,       /* reduction over a dim */
+  SGT_SUM,       /* reduction over a dim */
+  SGT_BROADCAST, /* value over more dims */
+  SGT_ADD,
+  SGT_SUB,
+  SGT_MUL,
+  SGT_DIV,
+  SGT_EXP,
+  SGT_LOG,
+  SGT_NEG,
+  SGT_OPCODE_COUNT
+} sgt_opcode;
+
+/* Element type of a tensor: the generation-time dtype ("T") or a fixed one. */
+typedef struct sgt_elem {
+  int generic; /* 1: "T", the dtype given at generation time */
+  sg_dtype fixed;
+} sgt_elem;
+
+typedef struct sgt_shape {
+  int ndims;
+  int dims[SGT_MAX_DIMS]; /* indices into sg_template.dims */
+} sgt_shape;
+
+typedef struct sgt_tensor {
+  char name[SGT_NAME_MAX];
+  int is_output;
+  sgt_shape shape;
+  sgt_elem elem;
+  int line, col;
+} sgt_tensor;
+
+/* One op; its result (if any) is value number `id` of the op list (= op index). */
+typedef struct sgt_op {
+  sgt_opcode code;
+  char name[SGT_NAME_MAX]; /* the value's name in the source, "" for write */
+  int operands[2];         /* op indices, -1 when unused */
+  int tensor;              /* read/write: tensor index, else -1 */
+  int dim;                 /* max/sum: reduced dim index, else -1 */
+  sgt_shape shape;         /* result shape (all values are computed in f32) */
+  int line, col;
+} sgt_op;
+
+struct sg_template {
+  char name[SGT_NAME_MAX];
+  char file[256];
+  int ndims;
+  char dims[SGT_MAX_DIMS][SGT_NAME_MAX];
+  int ntensors;
+  sgt_tensor tensors[SGT_MAX_TENSORS];
+  int nops;
+  sgt_op ops[SGT_MAX_OPS];
+};
+
+/* Name of an opcode as written in templates ("read", "max", ...). */
+const char *sgt_opcode_name(sgt_opcode code);
+/* Number of value operands an opcode takes (write: 1, plus its tensor). */
+int sgt_opcode_arity(sgt_opcode code);
+int sgt_opcode_is_reduction(sgt_opcode code);
+
+#endif

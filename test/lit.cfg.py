@@ -1,0 +1,65 @@
+# lit configuration for softgen. Suites live in test/<Stage>/; every test is a
+# file whose RUN: lines drive the CLI or a C program and pipe into FileCheck.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "softgen"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".sgt", ".c", ".test", ".cons", ".py", ".mlir"]
+config.excludes = ["Inputs", "doubles", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "gpu"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.softgen_obj_root, "test")
+
+# Tools first on PATH: softgen's own, then LLVM 22's (FileCheck, not, count, llvm-*).
+config.environment["PATH"] = os.pathsep.join(
+    [config.softgen_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+for var in ["HOME", "TMPDIR", "CUDA_HOME", "LD_LIBRARY_PATH"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+src = config.softgen_src_root
+config.substitutions.append(("%softgen-run", os.path.join(config.softgen_tools_dir, "softgen-run")))
+config.substitutions.append(("%softgen", os.path.join(config.softgen_tools_dir, "softgen")))
+config.substitutions.append(("%templates", os.path.join(src, "kernels-templates")))
+config.substitutions.append(("%include", os.path.join(src, "include")))
+config.substitutions.append(("%rtlib", config.softgen_obj_root))
+config.substitutions.append(("%cc", config.cc))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%pysrc", os.path.join(src, "python")))
+config.substitutions.append(("%fake_cuda", config.fake_cuda))
+config.substitutions.append(("%fake_hip", config.fake_hip))
+config.substitutions.append(("%ptxas", config.ptxas or "ptxas-not-found"))
+
+# Features: ptxas where a CUDA toolkit is installed; cuda/rocm only after a
+# real driver answered (so GPU tests skip cleanly on CI machines).
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+else:
+    lit_config.note("ptxas not found: tests that need it are UNSUPPORTED (skipped)")
+
+
+def driver_answers(backend):
+    probe = os.path.join(config.softgen_tools_dir, "softgen-run")
+    if not os.path.exists(probe):
+        return False
+    env = dict(os.environ)
+    env.pop("SOFTGEN_CUDA_LIBRARY", None)
+    env.pop("SOFTGEN_HIP_LIBRARY", None)
+    try:
+        r = subprocess.run([probe, "--probe", "--backend", backend], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        return r.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+if driver_answers("cuda"):
+    config.available_features.add("cuda")
+else:
+    lit_config.note("no CUDA driver answered: REQUIRES: cuda tests are UNSUPPORTED (skipped)")
+if driver_answers("hip"):
+    config.available_features.add("rocm")
