@@ -237,6 +237,8 @@ static sg_status resolve_shape(resolver *r) {
     if (wv_n) /* WaveConstraint(N, N): a row within one wave */
       cap = cap < pl->wave ? cap : pl->wave;
     T = choose_threads_per_row(vectors, pow2_floor(cap));
+    if (rows && !waves && rows * T < pl->wave && pl->wave % rows == 0)
+      T = pl->wave / rows; /* fill at least one wave with the given rows */
     if (wv_m && wv_m->tile == 1 && T < pl->wave)
       T = pl->wave; /* one row per wave at least a wave wide */
     pl->chosen.rows = !rows;

@@ -1,0 +1,365 @@
+/* cuda.c - the CUDA driver back end of libsoftgen_rt (driver.h: rt_cuda_ops).
+ *
+ * Needs: libcuda.so.1 at run time (or the library named by SOFTGEN_CUDA_LIBRARY),
+ * opened with dlopen; no CUDA headers: the few driver types and constants used
+ * are declared here with the driver API's ABI. Produces: rt_cuda_ops.
+ *
+ * Every driver entry point used is listed once in CU_SYMBOLS (required) or
+ * CU_OPTIONAL (may be absent: cuLaunchKernelEx, CUDA 12+, only needed for
+ * cluster launches); the lists expand into struct cu_api, held by the back
+ * end's object. Every operation runs with the device's primary context pushed
+ * and pops it afterwards, so it composes with PyTorch/CuPy in one process. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dlfcn.h>
+
+#include "driver.h"
+
+typedef int CUresult; /* CUDA_SUCCESS == 0 */
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH = 120,
+  CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+};
+
+/* CUlaunchAttribute / CUlaunchConfig (cuda.h, CUDA 12): 8-byte id slot, 64-byte value. */
+typedef struct cu_launch_attribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } cluster_dim;
+  } value;
+} cu_launch_attribute;
+
+typedef struct cu_launch_config {
+  unsigned grid_x, grid_y, grid_z;
+  unsigned block_x, block_y, block_z;
+  unsigned shared_bytes;
+  CUstream stream;
+  cu_launch_attribute *attrs;
+  unsigned nattrs;
+} cu_launch_config;
+
+#define CU_SYMBOLS(X)                                                                        \
+  X(cuInit, (unsigned flags))                                                                \
+  X(cuDeviceGetCount, (int *count))                                                          \
+  X(cuDeviceGet, (CUdevice * dev, int ordinal))                                              \
+  X(cuDeviceGetName, (char *name, int len, CUdevice dev))                                    \
+  X(cuDeviceGetAttribute, (int *value, int attrib, CUdevice dev))                            \
+  X(cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev))                               \
+  X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                            \
+  X(cuCtxPushCurrent_v2, (CUcontext ctx))                                                    \
+  X(cuCtxPopCurrent_v2, (CUcontext * ctx))                                                   \
+  X(cuCtxSynchronize, (void))                                                                \
+  X(cuModuleLoadData, (CUmodule * mod, const void *image))                                   \
+  X(cuModuleGetFunction, (CUfunction * fn, CUmodule mod, const char *name))                  \
+  X(cuModuleUnload, (CUmodule mod))                                                          \
+  X(cuLaunchKernel, (CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,      \
+                     unsigned by, unsigned bz, unsigned smem, CUstream stream, void **params, \
+                     void **extra))                                                          \
+  X(cuMemAlloc_v2, (CUdeviceptr * dptr, size_t bytes))                                       \
+  X(cuMemFree_v2, (CUdeviceptr dptr))                                                        \
+  X(cuMemcpyHtoD_v2, (CUdeviceptr dst, const void *src, size_t bytes))                       \
+  X(cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t bytes))                             \
+  X(cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))      \
+  X(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char v, size_t n))                             \
+  X(cuEventCreate, (CUevent * ev, unsigned flags))                                           \
+  X(cuEventRecord, (CUevent ev, CUstream s))                                                 \
+  X(cuEventSynchronize, (CUevent ev))                                                        \
+  X(cuEventElapsedTime, (float *ms, CUevent start, CUevent end))                             \
+  X(cuEventDestroy_v2, (CUevent ev))                                                         \
+  X(cuGetErrorName, (CUresult err, const char **name))
+
+#define CU_OPTIONAL(X) X(cuLaunchKernelEx, (const cu_launch_config *cfg, CUfunction fn, void **params, void **extra))
+
+typedef struct cu_api {
+#define CU_FIELD(name, params) CUresult(*name) params;
+  CU_SYMBOLS(CU_FIELD)
+  CU_OPTIONAL(CU_FIELD)
+#undef CU_FIELD
+} cu_api;
+
+struct rt_driver {
+  void *lib;
+  char libname[512];
+  cu_api api;
+  CUdevice dev;
+  CUcontext ctx;
+  int cluster_launch;
+};
+
+/* Fills diag with "FN failed: CUDA_ERROR_NAME (code)" and returns SG_ERR_DRIVER. */
+static sg_status fail(rt_driver *d, const char *fn, CUresult r, sg_diag *diag) {
+  const char *name = NULL;
+  if (!d->api.cuGetErrorName || d->api.cuGetErrorName(r, &name) != 0 || !name)
+    name = "CUDA_ERROR_UNKNOWN";
+  return sg_diag_set(diag, SG_ERR_DRIVER, "%s failed: %s (%d)", fn, name, r);
+}
+
+#define CU_CALL(d, fn, args)                                                                 \
+  do {                                                                                       \
+    CUresult r_ = (d)->api.fn args;                                                          \
+    if (r_ != 0)                                                                             \
+      return fail((d), #fn, r_, diag);                                                       \
+  } while (0)
+
+static sg_status push(rt_driver *d, sg_diag *diag) {
+  CU_CALL(d, cuCtxPushCurrent_v2, (d->ctx));
+  return SG_OK;
+}
+
+static void pop(rt_driver *d) {
+  CUcontext ignored;
+  d->api.cuCtxPopCurrent_v2(&ignored);
+}
+
+/* Runs one driver call between push and pop; evaluates to its sg_status. */
+#define CU_IN_CTX(d, fn, args)                                                               \
+  do {                                                                                       \
+    sg_status s_ = push((d), diag);                                                          \
+    if (s_)                                                                                  \
+      return s_;                                                                             \
+    CUresult r_ = (d)->api.fn args;                                                          \
+    pop(d);                                                                                  \
+    if (r_ != 0)                                                                             \
+      return fail((d), #fn, r_, diag);                                                       \
+    return SG_OK;                                                                            \
+  } while (0)
+
+static sg_status load_api(rt_driver *d, sg_diag *diag) {
+  static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
+  d->lib = rt_dlopen("SOFTGEN_CUDA_LIBRARY", names, d->libname, sizeof d->libname, diag);
+  if (!d->lib)
+    return SG_ERR_NO_DRIVER;
+  void *p;
+#define CU_LOAD(name, params)                                                                \
+  if (!(p = rt_dlsym(d->lib, d->libname, #name, diag)))                                      \
+    return SG_ERR_NO_DRIVER;                                                                 \
+  memcpy(&d->api.name, &p, sizeof p);
+  CU_SYMBOLS(CU_LOAD)
+#undef CU_LOAD
+#define CU_LOAD_OPT(name, params)                                                            \
+  if ((p = dlsym(d->lib, #name)) != NULL)                                                    \
+    memcpy(&d->api.name, &p, sizeof p);
+  CU_OPTIONAL(CU_LOAD_OPT)
+#undef CU_LOAD_OPT
+  return SG_OK;
+}
+
+static void cu_close(rt_driver *d) {
+  if (!d)
+    return;
+  if (d->ctx)
+    d->api.cuDevicePrimaryCtxRelease_v2(d->dev);
+  if (d->lib)
+    dlclose(d->lib);
+  free(d);
+}
+
+static sg_status open_device(rt_driver *d, int device, char *name, size_t name_cap, char *arch,
+                             size_t arch_cap, sg_diag *diag) {
+  int count = 0, major = 0, minor = 0, cl = 0;
+  CU_CALL(d, cuInit, (0));
+  CU_CALL(d, cuDeviceGetCount, (&count));
+  if (device >= count)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "CUDA device %d does not exist (%d found)",
+                       device, count);
+  CU_CALL(d, cuDeviceGet, (&d->dev, device));
+  char buf[256] = "";
+  CU_CALL(d, cuDeviceGetName, (buf, (int)sizeof buf - 1, d->dev));
+  snprintf(name, name_cap, "%s", buf);
+  CU_CALL(d, cuDeviceGetAttribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev));
+  CU_CALL(d, cuDeviceGetAttribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev));
+  snprintf(arch, arch_cap, "sm_%d", major * 10 + minor);
+  if (d->api.cuDeviceGetAttribute(&cl, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, d->dev) == 0)
+    d->cluster_launch = cl != 0 && d->api.cuLaunchKernelEx != NULL;
+  CU_CALL(d, cuDevicePrimaryCtxRetain, (&d->ctx, d->dev));
+  return SG_OK;
+}
+
+static sg_status cu_open(int device, rt_driver **out, char *name, size_t name_cap, char *arch,
+                         size_t arch_cap, sg_diag *diag) {
+  rt_driver *d = calloc(1, sizeof *d);
+  if (!d)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  sg_status st = load_api(d, diag);
+  if (!st)
+    st = open_device(d, device, name, name_cap, arch, arch_cap, diag);
+  if (st) {
+    cu_close(d);
+    return st;
+  }
+  *out = d;
+  return SG_OK;
+}
+
+static int cu_supports_cluster(rt_driver *d) { return d->cluster_launch; }
+
+static sg_status cu_module_load(rt_driver *d, const void *image, rt_image_kind kind,
+                                const char *kernel, void **module, void **function,
+                                sg_diag *diag) {
+  (void)kind; /* cuModuleLoadData tells cubin, fatbin and PTX apart itself */
+  CUmodule mod = NULL;
+  CUfunction fn = NULL;
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = d->api.cuModuleLoadData(&mod, image);
+  if (r != 0) {
+    pop(d);
+    return fail(d, "cuModuleLoadData", r, diag);
+  }
+  r = d->api.cuModuleGetFunction(&fn, mod, kernel);
+  if (r != 0) {
+    d->api.cuModuleUnload(mod);
+    pop(d);
+    st = fail(d, "cuModuleGetFunction", r, diag);
+    if (diag) {
+      char msg[sizeof diag->message];
+      snprintf(msg, sizeof msg, "%s", diag->message);
+      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
+    }
+    return st;
+  }
+  pop(d);
+  *module = mod;
+  *function = fn;
+  return SG_OK;
+}
+
+static void cu_module_unload(rt_driver *d, void *module) {
+  sg_diag ignored;
+  if (push(d, &ignored) == SG_OK) {
+    d->api.cuModuleUnload(module);
+    pop(d);
+  }
+}
+
+static sg_status cu_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
+  if (l->cluster <= 1)
+    CU_IN_CTX(d, cuLaunchKernel,
+              (l->function, l->grid, 1, 1, l->block, 1, 1, 0, l->stream, l->params, NULL));
+  if (!d->api.cuLaunchKernelEx)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED,
+                       "cluster launch needs cuLaunchKernelEx, which %s lacks", d->libname);
+  cu_launch_attribute attr;
+  memset(&attr, 0, sizeof attr);
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.cluster_dim.x = l->cluster;
+  attr.value.cluster_dim.y = 1;
+  attr.value.cluster_dim.z = 1;
+  cu_launch_config cfg = {l->grid, 1, 1, l->block, 1, 1, 0, l->stream, &attr, 1};
+  CU_IN_CTX(d, cuLaunchKernelEx, (&cfg, l->function, l->params, NULL));
+}
+
+static CUdeviceptr dp(const void *p) { return (CUdeviceptr)(uintptr_t)p; }
+
+static sg_status cu_mem_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {
+  CUdeviceptr p = 0;
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = d->api.cuMemAlloc_v2(&p, bytes);
+  pop(d);
+  if (r != 0)
+    return fail(d, "cuMemAlloc_v2", r, diag);
+  *dptr = (void *)(uintptr_t)p;
+  return SG_OK;
+}
+
+static void cu_mem_free(rt_driver *d, void *dptr) {
+  sg_diag ignored;
+  if (push(d, &ignored) == SG_OK) {
+    d->api.cuMemFree_v2(dp(dptr));
+    pop(d);
+  }
+}
+
+static sg_status cu_htod(rt_driver *d, void *dst, const void *src, size_t n, sg_diag *diag) {
+  CU_IN_CTX(d, cuMemcpyHtoD_v2, (dp(dst), src, n));
+}
+
+static sg_status cu_dtoh(rt_driver *d, void *dst, const void *src, size_t n, sg_diag *diag) {
+  CU_IN_CTX(d, cuMemcpyDtoH_v2, (dst, dp(src), n));
+}
+
+static sg_status cu_dtod(rt_driver *d, void *dst, const void *src, size_t n, void *stream,
+                         sg_diag *diag) {
+  CU_IN_CTX(d, cuMemcpyDtoDAsync_v2, (dp(dst), dp(src), n, stream));
+}
+
+static sg_status cu_memset(rt_driver *d, void *dst, unsigned char v, size_t n, sg_diag *diag) {
+  CU_IN_CTX(d, cuMemsetD8_v2, (dp(dst), v, n));
+}
+
+static sg_status cu_sync(rt_driver *d, sg_diag *diag) { CU_IN_CTX(d, cuCtxSynchronize, ()); }
+
+static sg_status cu_event_create(rt_driver *d, void **ev, sg_diag *diag) {
+  CU_IN_CTX(d, cuEventCreate, ((CUevent *)ev, 0));
+}
+
+static sg_status cu_event_record(rt_driver *d, void *ev, void *stream, sg_diag *diag) {
+  CU_IN_CTX(d, cuEventRecord, (ev, stream));
+}
+
+static sg_status cu_event_elapsed(rt_driver *d, void *start, void *end, float *ms,
+                                  sg_diag *diag) {
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = d->api.cuEventSynchronize(end);
+  if (r != 0) {
+    pop(d);
+    return fail(d, "cuEventSynchronize", r, diag);
+  }
+  r = d->api.cuEventElapsedTime(ms, start, end);
+  pop(d);
+  if (r != 0)
+    return fail(d, "cuEventElapsedTime", r, diag);
+  return SG_OK;
+}
+
+static void cu_event_destroy(rt_driver *d, void *ev) {
+  sg_diag ignored;
+  if (push(d, &ignored) == SG_OK) {
+    d->api.cuEventDestroy_v2(ev);
+    pop(d);
+  }
+}
+
+const rt_driver_ops rt_cuda_ops = {
+    .name = "cuda",
+    .target = "nvptx",
+    .open = cu_open,
+    .close = cu_close,
+    .supports_cluster = cu_supports_cluster,
+    .module_load = cu_module_load,
+    .module_unload = cu_module_unload,
+    .launch = cu_launch,
+    .mem_alloc = cu_mem_alloc,
+    .mem_free = cu_mem_free,
+    .htod = cu_htod,
+    .dtoh = cu_dtoh,
+    .dtod = cu_dtod,
+    .memset_d8 = cu_memset,
+    .synchronize = cu_sync,
+    .event_create = cu_event_create,
+    .event_record = cu_event_record,
+    .event_elapsed = cu_event_elapsed,
+    .event_destroy = cu_event_destroy,
+};

@@ -1,0 +1,76 @@
+/* driver.h - the interface between the backend-independent runtime
+ * (runtime.c) and its driver back ends (cuda.c, hip.c). Internal to
+ * libsoftgen_rt; hidden visibility.
+ *
+ * Needs: softgen/diag.h. Produces: rt_driver_ops, one table per back end.
+ * A back end opens its driver library with dlopen (RTLD_NOLOAD first), resolves
+ * every symbol of its X-macro list into a struct it owns, and makes each
+ * operation current on the device (context push/pop or set/restore device)
+ * for its duration only, so that other users of the device in the process
+ * (PyTorch, CuPy) are not disturbed. Every failure fills diag with the driver
+ * function's name and the driver's error name. */
+#ifndef SOFTGEN_RUNTIME_DRIVER_H
+#define SOFTGEN_RUNTIME_DRIVER_H
+
+#include <stddef.h>
+
+#include "softgen/diag.h"
+
+typedef struct rt_driver rt_driver; /* one opened library + device, back-end defined */
+
+/* Kind of a code object's bytes, decided by runtime.c from its header. */
+typedef enum rt_image_kind { RT_IMAGE_ELF, RT_IMAGE_FATBIN, RT_IMAGE_TEXT } rt_image_kind;
+
+typedef struct rt_launch {
+  void *function;
+  unsigned grid;    /* blocks along x, already a multiple of cluster */
+  unsigned block;   /* threads along x */
+  unsigned cluster; /* blocks per cluster along x; 1 = plain launch */
+  void *stream;
+  void **params; /* one pointer per kernel parameter */
+} rt_launch;
+
+typedef struct rt_driver_ops {
+  const char *name;   /* "cuda", "hip" */
+  const char *target; /* metadata target it runs: "nvptx", "amdgpu" */
+  /* Opens the library (env var or default names) and the device; fills the
+   * device's name and arch ("sm_90", "gfx942"; "" when unknown). */
+  sg_status (*open)(int device, rt_driver **out, char *name, size_t name_cap, char *arch,
+                    size_t arch_cap, sg_diag *diag);
+  void (*close)(rt_driver *d);
+  /* Nonzero when the device can launch thread-block clusters. */
+  int (*supports_cluster)(rt_driver *d);
+  /* Loads image (for RT_IMAGE_TEXT already NUL-terminated) and looks up kernel. */
+  sg_status (*module_load)(rt_driver *d, const void *image, rt_image_kind kind,
+                           const char *kernel, void **module, void **function, sg_diag *diag);
+  void (*module_unload)(rt_driver *d, void *module);
+  sg_status (*launch)(rt_driver *d, const rt_launch *l, sg_diag *diag);
+  sg_status (*mem_alloc)(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag);
+  void (*mem_free)(rt_driver *d, void *dptr);
+  sg_status (*htod)(rt_driver *d, void *dst, const void *src, size_t bytes, sg_diag *diag);
+  sg_status (*dtoh)(rt_driver *d, void *dst, const void *src, size_t bytes, sg_diag *diag);
+  sg_status (*dtod)(rt_driver *d, void *dst, const void *src, size_t bytes, void *stream,
+                    sg_diag *diag);
+  sg_status (*memset_d8)(rt_driver *d, void *dst, unsigned char v, size_t bytes, sg_diag *diag);
+  sg_status (*synchronize)(rt_driver *d, sg_diag *diag);
+  sg_status (*event_create)(rt_driver *d, void **ev, sg_diag *diag);
+  sg_status (*event_record)(rt_driver *d, void *ev, void *stream, sg_diag *diag);
+  sg_status (*event_elapsed)(rt_driver *d, void *start, void *end, float *ms, sg_diag *diag);
+  void (*event_destroy)(rt_driver *d, void *ev);
+} rt_driver_ops;
+
+extern const rt_driver_ops rt_cuda_ops;
+extern const rt_driver_ops rt_hip_ops;
+
+/* Opens a driver library: the path in env_var when set, else the first of
+ * names (NULL-terminated) that opens. Tries RTLD_NOLOAD first for each so an
+ * already-loaded driver is reused. Copies the name that opened into used.
+ * NULL and SG_ERR_NO_DRIVER naming what was tried when none opens. */
+void *rt_dlopen(const char *env_var, const char *const *names, char *used, size_t used_cap,
+                sg_diag *diag);
+
+/* Resolves sym in lib; NULL and SG_ERR_NO_DRIVER naming sym and libname when
+ * missing. Callers copy the result into a function pointer with memcpy. */
+void *rt_dlsym(void *lib, const char *libname, const char *sym, sg_diag *diag);
+
+#endif

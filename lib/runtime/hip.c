@@ -1,0 +1,330 @@
+/* hip.c - the HIP (ROCm) driver back end of libsoftgen_rt (driver.h: rt_hip_ops).
+ *
+ * Needs: libamdhip64.so at run time (or the library named by SOFTGEN_HIP_LIBRARY),
+ * opened with dlopen; no HIP headers: the types used are declared here with the
+ * HIP module API's ABI. Produces: rt_hip_ops.
+ *
+ * Every entry point is listed once in HIP_SYMBOLS (required) or HIP_OPTIONAL;
+ * the lists expand into struct hip_api, held by the back end's object. HIP has
+ * no context stack: each operation saves the thread's current device, sets
+ * ours, and restores it, so it composes with PyTorch/CuPy in one process.
+ *
+ * Arch: hipDeviceProp_t's layout changes between ROCm releases, so the device's
+ * gcnArchName ("gfx942:sramecc+:xnack-") is found by scanning the property
+ * struct (filled into an oversized zeroed buffer) for the only char array
+ * after the 256-byte name that begins with "gfx". If none is found the arch is
+ * "" and runtime.c skips the arch pre-check (the driver still rejects a wrong
+ * code object at hipModuleLoadData). HIP has no cluster launch. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dlfcn.h>
+
+#include "driver.h"
+
+typedef int hipError_t; /* hipSuccess == 0 */
+typedef struct ihipModule_t *hipModule_t;
+typedef struct ihipModuleSymbol_t *hipFunction_t;
+typedef struct ihipStream_t *hipStream_t;
+typedef struct ihipEvent_t *hipEvent_t;
+typedef void *hipDeviceptr_t;
+
+#define HIP_SYMBOLS(X)                                                                       \
+  X(hipError_t, hipInit, (unsigned flags))                                                   \
+  X(hipError_t, hipGetDeviceCount, (int *count))                                             \
+  X(hipError_t, hipGetDevice, (int *dev))                                                    \
+  X(hipError_t, hipSetDevice, (int dev))                                                     \
+  X(hipError_t, hipDeviceGetName, (char *name, int len, int dev))                            \
+  X(hipError_t, hipModuleLoadData, (hipModule_t * mod, const void *image))                   \
+  X(hipError_t, hipModuleGetFunction, (hipFunction_t * fn, hipModule_t mod, const char *name)) \
+  X(hipError_t, hipModuleUnload, (hipModule_t mod))                                          \
+  X(hipError_t, hipModuleLaunchKernel,                                                       \
+    (hipFunction_t fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,      \
+     unsigned bz, unsigned smem, hipStream_t stream, void **params, void **extra))           \
+  X(hipError_t, hipMalloc, (void **ptr, size_t bytes))                                       \
+  X(hipError_t, hipFree, (void *ptr))                                                        \
+  X(hipError_t, hipMemcpyHtoD, (hipDeviceptr_t dst, const void *src, size_t bytes))          \
+  X(hipError_t, hipMemcpyDtoH, (void *dst, hipDeviceptr_t src, size_t bytes))                \
+  X(hipError_t, hipMemcpyDtoDAsync,                                                          \
+    (hipDeviceptr_t dst, hipDeviceptr_t src, size_t bytes, hipStream_t s))                   \
+  X(hipError_t, hipMemsetD8, (hipDeviceptr_t dst, unsigned char v, size_t n))                \
+  X(hipError_t, hipDeviceSynchronize, (void))                                                \
+  X(hipError_t, hipEventCreate, (hipEvent_t * ev))                                           \
+  X(hipError_t, hipEventRecord, (hipEvent_t ev, hipStream_t s))                              \
+  X(hipError_t, hipEventSynchronize, (hipEvent_t ev))                                        \
+  X(hipError_t, hipEventElapsedTime, (float *ms, hipEvent_t start, hipEvent_t end))          \
+  X(hipError_t, hipEventDestroy, (hipEvent_t ev))                                            \
+  X(const char *, hipGetErrorName, (hipError_t err))
+
+#define HIP_OPTIONAL(X)                                                                      \
+  X(hipError_t, hipGetDevicePropertiesR0600, (void *props, int dev))                         \
+  X(hipError_t, hipGetDeviceProperties, (void *props, int dev))
+
+typedef struct hip_api {
+#define HIP_FIELD(ret, name, params) ret(*name) params;
+  HIP_SYMBOLS(HIP_FIELD)
+  HIP_OPTIONAL(HIP_FIELD)
+#undef HIP_FIELD
+} hip_api;
+
+struct rt_driver {
+  void *lib;
+  char libname[512];
+  hip_api api;
+  int dev;
+};
+
+/* Fills diag with "FN failed: hipErrorName (code)" and returns SG_ERR_DRIVER. */
+static sg_status fail(rt_driver *d, const char *fn, hipError_t r, sg_diag *diag) {
+  const char *name = d->api.hipGetErrorName ? d->api.hipGetErrorName(r) : NULL;
+  return sg_diag_set(diag, SG_ERR_DRIVER, "%s failed: %s (%d)", fn, name ? name : "hipErrorUnknown",
+                     r);
+}
+
+#define HIP_CALL(d, fn, args)                                                                \
+  do {                                                                                       \
+    hipError_t r_ = (d)->api.fn args;                                                        \
+    if (r_ != 0)                                                                             \
+      return fail((d), #fn, r_, diag);                                                       \
+  } while (0)
+
+/* Makes our device current; *old receives the caller's, for leave(). */
+static sg_status enter(rt_driver *d, int *old, sg_diag *diag) {
+  *old = -1;
+  HIP_CALL(d, hipGetDevice, (old));
+  if (*old != d->dev)
+    HIP_CALL(d, hipSetDevice, (d->dev));
+  return SG_OK;
+}
+
+static void leave(rt_driver *d, int old) {
+  if (old >= 0 && old != d->dev)
+    d->api.hipSetDevice(old);
+}
+
+#define HIP_ON_DEVICE(d, fn, args)                                                           \
+  do {                                                                                       \
+    int old_;                                                                                \
+    sg_status s_ = enter((d), &old_, diag);                                                  \
+    if (s_)                                                                                  \
+      return s_;                                                                             \
+    hipError_t r_ = (d)->api.fn args;                                                        \
+    leave((d), old_);                                                                        \
+    if (r_ != 0)                                                                             \
+      return fail((d), #fn, r_, diag);                                                       \
+    return SG_OK;                                                                            \
+  } while (0)
+
+static sg_status load_api(rt_driver *d, sg_diag *diag) {
+  static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
+                                      NULL};
+  d->lib = rt_dlopen("SOFTGEN_HIP_LIBRARY", names, d->libname, sizeof d->libname, diag);
+  if (!d->lib)
+    return SG_ERR_NO_DRIVER;
+  void *p;
+#define HIP_LOAD(ret, name, params)                                                          \
+  if (!(p = rt_dlsym(d->lib, d->libname, #name, diag)))                                      \
+    return SG_ERR_NO_DRIVER;                                                                 \
+  memcpy(&d->api.name, &p, sizeof p);
+  HIP_SYMBOLS(HIP_LOAD)
+#undef HIP_LOAD
+#define HIP_LOAD_OPT(ret, name, params)                                                      \
+  if ((p = dlsym(d->lib, #name)) != NULL)                                                    \
+    memcpy(&d->api.name, &p, sizeof p);
+  HIP_OPTIONAL(HIP_LOAD_OPT)
+#undef HIP_LOAD_OPT
+  return SG_OK;
+}
+
+static void hip_close(rt_driver *d) {
+  if (!d)
+    return;
+  if (d->lib)
+    dlclose(d->lib);
+  free(d);
+}
+
+/* Finds gcnArchName in the device properties (see the file comment). */
+static void find_arch(rt_driver *d, char *arch, size_t cap) {
+  enum { PROPS_BYTES = 16384, NAME_BYTES = 256 };
+  hipError_t (*get)(void *, int) = d->api.hipGetDevicePropertiesR0600;
+  if (!get)
+    get = d->api.hipGetDeviceProperties;
+  arch[0] = '\0';
+  unsigned char *props = get ? calloc(1, PROPS_BYTES) : NULL;
+  if (!props)
+    return;
+  if (get(props, d->dev) == 0)
+    for (size_t i = NAME_BYTES; i + 4 < PROPS_BYTES; i++)
+      if (props[i - 1] == 0 && memcmp(props + i, "gfx", 3) == 0) {
+        const unsigned char *nul = memchr(props + i, 0, PROPS_BYTES - i);
+        size_t n = nul ? (size_t)(nul - (props + i)) : cap;
+        if (n < cap) {
+          memcpy(arch, props + i, n + 1);
+          break;
+        }
+      }
+  free(props);
+}
+
+static sg_status open_device(rt_driver *d, int device, char *name, size_t name_cap, char *arch,
+                             size_t arch_cap, sg_diag *diag) {
+  int count = 0;
+  HIP_CALL(d, hipInit, (0));
+  HIP_CALL(d, hipGetDeviceCount, (&count));
+  if (device >= count)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "HIP device %d does not exist (%d found)",
+                       device, count);
+  d->dev = device;
+  char buf[256] = "";
+  HIP_CALL(d, hipDeviceGetName, (buf, (int)sizeof buf - 1, device));
+  snprintf(name, name_cap, "%s", buf);
+  find_arch(d, arch, arch_cap);
+  return SG_OK;
+}
+
+static sg_status hip_open(int device, rt_driver **out, char *name, size_t name_cap, char *arch,
+                          size_t arch_cap, sg_diag *diag) {
+  rt_driver *d = calloc(1, sizeof *d);
+  if (!d)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  sg_status st = load_api(d, diag);
+  if (!st)
+    st = open_device(d, device, name, name_cap, arch, arch_cap, diag);
+  if (st) {
+    hip_close(d);
+    return st;
+  }
+  *out = d;
+  return SG_OK;
+}
+
+static int hip_supports_cluster(rt_driver *d) {
+  (void)d;
+  return 0;
+}
+
+static sg_status hip_module_load(rt_driver *d, const void *image, rt_image_kind kind,
+                                 const char *kernel, void **module, void **function,
+                                 sg_diag *diag) {
+  (void)kind;
+  hipModule_t mod = NULL;
+  hipFunction_t fn = NULL;
+  int old;
+  sg_status st = enter(d, &old, diag);
+  if (st)
+    return st;
+  hipError_t r = d->api.hipModuleLoadData(&mod, image);
+  if (r != 0) {
+    leave(d, old);
+    return fail(d, "hipModuleLoadData", r, diag);
+  }
+  r = d->api.hipModuleGetFunction(&fn, mod, kernel);
+  if (r != 0) {
+    d->api.hipModuleUnload(mod);
+    leave(d, old);
+    st = fail(d, "hipModuleGetFunction", r, diag);
+    if (diag) {
+      char msg[sizeof diag->message];
+      snprintf(msg, sizeof msg, "%s", diag->message);
+      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
+    }
+    return st;
+  }
+  leave(d, old);
+  *module = mod;
+  *function = fn;
+  return SG_OK;
+}
+
+static void hip_module_unload(rt_driver *d, void *module) {
+  sg_diag ignored;
+  int old;
+  if (enter(d, &old, &ignored) == SG_OK) {
+    d->api.hipModuleUnload(module);
+    leave(d, old);
+  }
+}
+
+static sg_status hip_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
+  if (l->cluster > 1)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "HIP cannot launch clusters of %u blocks",
+                       l->cluster);
+  HIP_ON_DEVICE(d, hipModuleLaunchKernel,
+                (l->function, l->grid, 1, 1, l->block, 1, 1, 0, l->stream, l->params, NULL));
+}
+
+static sg_status hip_mem_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipMalloc, (dptr, bytes));
+}
+
+static void hip_mem_free(rt_driver *d, void *dptr) {
+  sg_diag ignored;
+  int old;
+  if (enter(d, &old, &ignored) == SG_OK) {
+    d->api.hipFree(dptr);
+    leave(d, old);
+  }
+}
+
+static sg_status hip_htod(rt_driver *d, void *dst, const void *src, size_t n, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipMemcpyHtoD, (dst, src, n));
+}
+
+static sg_status hip_dtoh(rt_driver *d, void *dst, const void *src, size_t n, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipMemcpyDtoH, (dst, (void *)(uintptr_t)src, n));
+}
+
+static sg_status hip_dtod(rt_driver *d, void *dst, const void *src, size_t n, void *stream,
+                          sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipMemcpyDtoDAsync, (dst, (void *)(uintptr_t)src, n, stream));
+}
+
+static sg_status hip_memset(rt_driver *d, void *dst, unsigned char v, size_t n, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipMemsetD8, (dst, v, n));
+}
+
+static sg_status hip_sync(rt_driver *d, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipDeviceSynchronize, ());
+}
+
+static sg_status hip_event_create(rt_driver *d, void **ev, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipEventCreate, ((hipEvent_t *)ev));
+}
+
+static sg_status hip_event_record(rt_driver *d, void *ev, void *stream, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipEventRecord, (ev, stream));
+}
+
+static sg_status hip_event_elapsed(rt_driver *d, void *start, void *end, float *ms,
+                                   sg_diag *diag) {
+  HIP_CALL(d, hipEventSynchronize, (end));
+  HIP_CALL(d, hipEventElapsedTime, (ms, start, end));
+  return SG_OK;
+}
+
+static void hip_event_destroy(rt_driver *d, void *ev) { d->api.hipEventDestroy(ev); }
+
+const rt_driver_ops rt_hip_ops = {
+    .name = "hip",
+    .target = "amdgpu",
+    .open = hip_open,
+    .close = hip_close,
+    .supports_cluster = hip_supports_cluster,
+    .module_load = hip_module_load,
+    .module_unload = hip_module_unload,
+    .launch = hip_launch,
+    .mem_alloc = hip_mem_alloc,
+    .mem_free = hip_mem_free,
+    .htod = hip_htod,
+    .dtoh = hip_dtoh,
+    .dtod = hip_dtod,
+    .memset_d8 = hip_memset,
+    .synchronize = hip_sync,
+    .event_create = hip_event_create,
+    .event_record = hip_event_record,
+    .event_elapsed = hip_event_elapsed,
+    .event_destroy = hip_event_destroy,
+};

@@ -1,0 +1,527 @@
+/* runtime.c - the backend-independent half of libsoftgen_rt
+ * (include/softgen/runtime.h).
+ *
+ * Needs: lib/meta (sg_meta_find), a driver back end (driver.h: cuda.c, hip.c),
+ * libdl. Produces: the public sgrt_* API: open a driver and device, load a code
+ * object after checking its metadata, target and arch against the device,
+ * validate launch tensors against the metadata, pack the kernel's parameters
+ * in "arg" order, compute the 1-D grid (and cluster rounding) and launch.
+ *
+ * Arch compatibility (CUDA; checked before the driver sees the object):
+ *   sm_XYa / sm_XYf objects need a device of exactly / the same major and at least
+ *     the minor of compute capability X.Y (arch-specific features);
+ *   cubin (ELF) sm_XY needs the same major and device minor >= Y (the driver's
+ *     own binary-compatibility rule);
+ *   PTX text and fatbins sm_XY need a device of compute capability >= X.Y (JIT).
+ * HIP: an amdgpu object's arch must equal the device's gcnArchName up to its
+ *   first ':' (code objects are built for one gfx target); skipped when the
+ *   driver did not report an arch. */
+#include "softgen/runtime.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+struct sgrt_runtime {
+  const rt_driver_ops *ops;
+  rt_driver *drv;
+  int device;
+  char name[256];
+  char arch[64];
+};
+
+struct sgrt_kernel {
+  sgrt_runtime *rt;
+  sg_meta meta;
+  void *module;
+  void *function;
+};
+
+struct sgrt_event {
+  sgrt_runtime *rt;
+  void *ev;
+};
+
+/* ---- driver library helpers (driver.h) ---- */
+
+static void *open_one(const char *name) {
+  void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  return lib ? lib : dlopen(name, RTLD_NOW | RTLD_LOCAL);
+}
+
+void *rt_dlopen(const char *env_var, const char *const *names, char *used, size_t used_cap,
+                sg_diag *diag) {
+  const char *env = getenv(env_var);
+  if (env && *env) {
+    void *lib = open_one(env);
+    if (!lib) {
+      const char *why = dlerror();
+      sg_diag_set(diag, SG_ERR_NO_DRIVER, "cannot open %s='%s': %s", env_var, env,
+                  why ? why : "unknown error");
+      return NULL;
+    }
+    snprintf(used, used_cap, "%s", env);
+    return lib;
+  }
+  char tried[512] = "";
+  size_t at = 0;
+  for (size_t i = 0; names[i]; i++) {
+    void *lib = open_one(names[i]);
+    if (lib) {
+      snprintf(used, used_cap, "%s", names[i]);
+      return lib;
+    }
+    int n = snprintf(tried + at, sizeof tried - at, "%s%s", i ? ", " : "", names[i]);
+    if (n > 0 && (size_t)n < sizeof tried - at)
+      at += (size_t)n;
+  }
+  sg_diag_set(diag, SG_ERR_NO_DRIVER, "no driver library found (tried %s; set %s to override)",
+              tried, env_var);
+  return NULL;
+}
+
+void *rt_dlsym(void *lib, const char *libname, const char *sym, sg_diag *diag) {
+  void *p = dlsym(lib, sym);
+  if (!p)
+    sg_diag_set(diag, SG_ERR_NO_DRIVER, "driver library %s lacks symbol %s", libname, sym);
+  return p;
+}
+
+/* ---- runtime ---- */
+
+static const rt_driver_ops *backend_ops(sgrt_backend b) {
+  return b == SGRT_BACKEND_HIP ? &rt_hip_ops : &rt_cuda_ops;
+}
+
+static sg_status open_backend(sgrt_backend backend, int device, sgrt_runtime **out,
+                              sg_diag *diag) {
+  sgrt_runtime *rt = calloc(1, sizeof *rt);
+  if (!rt)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  rt->ops = backend_ops(backend);
+  rt->device = device;
+  sg_status st =
+      rt->ops->open(device, &rt->drv, rt->name, sizeof rt->name, rt->arch, sizeof rt->arch, diag);
+  if (st) {
+    free(rt);
+    return st;
+  }
+  *out = rt;
+  return SG_OK;
+}
+
+sg_status sgrt_open(sgrt_backend backend, int device, sgrt_runtime **out, sg_diag *diag) {
+  if (!out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_open: null output pointer");
+  *out = NULL;
+  if (device < 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_open: device %d is negative",
+                       device);
+  if (backend != SGRT_BACKEND_AUTO && backend != SGRT_BACKEND_CUDA &&
+      backend != SGRT_BACKEND_HIP)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_open: unknown backend %d",
+                       (int)backend);
+  if (backend != SGRT_BACKEND_AUTO)
+    return open_backend(backend, device, out, diag);
+  sg_diag first;
+  sg_diag_clear(&first);
+  sg_status st = open_backend(SGRT_BACKEND_CUDA, device, out, &first);
+  if (st == SG_OK)
+    return SG_OK;
+  sg_diag second;
+  sg_diag_clear(&second);
+  sg_status st2 = open_backend(SGRT_BACKEND_HIP, device, out, &second);
+  if (st2 == SG_OK)
+    return SG_OK;
+  /* Report the backend that got further: a driver error beats a missing library. */
+  if (st == SG_ERR_NO_DRIVER && st2 != SG_ERR_NO_DRIVER)
+    return sg_diag_set(diag, st2, "hip: %s", second.message);
+  if (st != SG_ERR_NO_DRIVER)
+    return sg_diag_set(diag, st, "cuda: %s", first.message);
+  return sg_diag_set(diag, SG_ERR_NO_DRIVER, "no GPU driver: cuda: %s; hip: %s", first.message,
+                     second.message);
+}
+
+void sgrt_close(sgrt_runtime *rt) {
+  if (!rt)
+    return;
+  rt->ops->close(rt->drv);
+  free(rt);
+}
+
+const char *sgrt_backend_name(const sgrt_runtime *rt) { return rt ? rt->ops->name : "none"; }
+const char *sgrt_device_arch(const sgrt_runtime *rt) { return rt ? rt->arch : ""; }
+const char *sgrt_device_name(const sgrt_runtime *rt) { return rt ? rt->name : ""; }
+
+/* ---- loading ---- */
+
+static rt_image_kind image_kind(const unsigned char *p, size_t size) {
+  if (size >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F')
+    return RT_IMAGE_ELF;
+  if (size >= 4 && p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba)
+    return RT_IMAGE_FATBIN;
+  return RT_IMAGE_TEXT;
+}
+
+/* Parses "sm_XY[a|f]" into X*10+Y and the suffix; -1 when malformed. */
+static int parse_sm(const char *arch, char *suffix) {
+  if (strncmp(arch, "sm_", 3) != 0)
+    return -1;
+  char *end;
+  long v = strtol(arch + 3, &end, 10);
+  if (end == arch + 3 || v <= 0 || v > 10000)
+    return -1;
+  *suffix = *end;
+  if (*end && ((*end != 'a' && *end != 'f') || end[1]))
+    return -1;
+  return (int)v;
+}
+
+static sg_status check_target(const sgrt_runtime *rt, const sg_meta *m, rt_image_kind kind,
+                              sg_diag *diag) {
+  if (strcmp(m->target, rt->ops->target) != 0)
+    return sg_diag_set(diag, SG_ERR_MISMATCH,
+                       "code object targets '%s' but the %s backend runs '%s' code objects",
+                       m->target, rt->ops->name, rt->ops->target);
+  if (rt->ops == &rt_hip_ops) {
+    size_t len = strcspn(rt->arch, ":");
+    if (rt->arch[0] && (strlen(m->arch) != len || strncmp(m->arch, rt->arch, len) != 0))
+      return sg_diag_set(diag, SG_ERR_MISMATCH,
+                         "code object is for %s but device %d is %.*s", m->arch, rt->device,
+                         (int)len, rt->arch);
+    return SG_OK;
+  }
+  char os = 0, ds = 0;
+  int obj = parse_sm(m->arch, &os), dev = parse_sm(rt->arch, &ds);
+  if (obj < 0)
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "code object arch '%s' is not an sm_XY name",
+                       m->arch);
+  if (dev < 0)
+    return SG_OK; /* driver gave no usable arch: let it decide */
+  int ok;
+  const char *rule;
+  if (os == 'a') {
+    ok = obj == dev;
+    rule = "arch-specific objects need exactly that compute capability";
+  } else if (os == 'f' || kind == RT_IMAGE_ELF) {
+    ok = obj / 10 == dev / 10 && obj % 10 <= dev % 10;
+    rule = "cubins need the same major and at least the minor compute capability";
+  } else {
+    ok = obj <= dev;
+    rule = "PTX needs at least that compute capability";
+  }
+  if (!ok)
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "code object is for %s but device %d is %s (%s)",
+                       m->arch, rt->device, rt->arch, rule);
+  return SG_OK;
+}
+
+sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
+                                sgrt_kernel **out, sg_diag *diag) {
+  if (!out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_load: null output pointer");
+  *out = NULL;
+  if (!rt || !data)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_load: null %s",
+                       rt ? "data" : "runtime");
+  if (size == 0)
+    return sg_diag_set(diag, SG_ERR_PARSE, "code object is empty");
+  sgrt_kernel *k = calloc(1, sizeof *k);
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  k->rt = rt;
+  sg_status st = sg_meta_find(data, size, &k->meta, diag);
+  rt_image_kind kind = image_kind(data, size);
+  if (!st)
+    st = check_target(rt, &k->meta, kind, diag);
+  if (!st && k->meta.cluster > 1 && !rt->ops->supports_cluster(rt->drv))
+    st = sg_diag_set(diag, SG_ERR_UNSUPPORTED,
+                     "kernel '%s' needs clusters of %u blocks; device %d (%s) cannot launch "
+                     "clusters",
+                     k->meta.kernel, k->meta.cluster, rt->device, rt->arch);
+  if (st) {
+    free(k);
+    return st;
+  }
+  const void *image = data;
+  char *text = NULL;
+  if (kind == RT_IMAGE_TEXT) { /* PTX must reach the driver NUL-terminated */
+    text = malloc(size + 1);
+    if (!text) {
+      free(k);
+      return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+    }
+    memcpy(text, data, size);
+    text[size] = '\0';
+    image = text;
+  }
+  st = rt->ops->module_load(rt->drv, image, kind, k->meta.kernel, &k->module, &k->function,
+                            diag);
+  free(text);
+  if (st) {
+    free(k);
+    return st;
+  }
+  *out = k;
+  return SG_OK;
+}
+
+sg_status sgrt_kernel_load_file(sgrt_runtime *rt, const char *path, sgrt_kernel **out,
+                                sg_diag *diag) {
+  if (out)
+    *out = NULL;
+  if (!rt || !path || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_load_file: null argument");
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return sg_diag_set(diag, SG_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  sg_status st = SG_OK;
+  while (buf) {
+    len += fread(buf + len, 1, cap - len, f);
+    if (len < cap)
+      break;
+    char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+    if (!bigger) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = bigger;
+    cap *= 2;
+  }
+  if (!buf)
+    st = sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory reading '%s'", path);
+  else if (ferror(f))
+    st = sg_diag_set(diag, SG_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  fclose(f);
+  if (!st) {
+    st = sgrt_kernel_load_data(rt, buf, len, out, diag);
+    if (st && diag && st != SG_ERR_INVALID_ARGUMENT) { /* say which file */
+      char msg[sizeof diag->message];
+      snprintf(msg, sizeof msg, "%s", diag->message);
+      sg_diag_set(diag, st, "%s: %s", path, msg);
+    }
+  }
+  free(buf);
+  return st;
+}
+
+const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k) { return k ? &k->meta : NULL; }
+
+void sgrt_kernel_destroy(sgrt_kernel *k) {
+  if (!k)
+    return;
+  k->rt->ops->module_unload(k->rt->drv, k->module);
+  free(k);
+}
+
+/* ---- launching ---- */
+
+#define MAX_GRID 2147483647u
+
+static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, sg_diag *diag) {
+  if (nt != m->ntensors) {
+    char names[SG_META_MAX_TENSORS * (SG_META_NAME_MAX + 2)] = "";
+    for (int i = 0; i < m->ntensors; i++) {
+      if (i)
+        strcat(names, ", ");
+      strcat(names, m->tensors[i].name);
+    }
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "kernel '%s' takes %d tensors (%s), got %d",
+                       m->kernel, m->ntensors, names, nt);
+  }
+  for (int i = 0; i < nt; i++) {
+    const sg_meta_tensor *mt = &m->tensors[i];
+    const sgrt_tensor *x = &t[i];
+#define BAD(st, ...) sg_diag_set(diag, st, "tensor '%s' (#%d): " __VA_ARGS__)
+    if ((unsigned)x->dtype >= SG_DTYPE_COUNT)
+      return BAD(SG_ERR_INVALID_ARGUMENT, "invalid dtype %d", mt->name, i, (int)x->dtype);
+    if (x->dtype != mt->dtype)
+      return BAD(SG_ERR_MISMATCH, "dtype %s but the kernel takes %s", mt->name, i,
+                 sg_dtype_name(x->dtype), sg_dtype_name(mt->dtype));
+    if (x->cols != m->n)
+      return BAD(SG_ERR_MISMATCH, "cols %lld but the kernel was generated for n = %lld",
+                 mt->name, i, (long long)x->cols, (long long)m->n);
+    if (x->rows < 0)
+      return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld is negative", mt->name, i,
+                 (long long)x->rows);
+    if (i > 0 && x->rows != t[0].rows)
+      return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld but tensor '%s' has %lld", mt->name, i,
+                 (long long)x->rows, m->tensors[0].name, (long long)t[0].rows);
+    if (x->row_stride < x->cols)
+      return BAD(SG_ERR_INVALID_ARGUMENT, "row_stride %lld is less than cols %lld", mt->name,
+                 i, (long long)x->row_stride, (long long)x->cols);
+    if (x->row_stride > INT64_MAX / 4 / (x->rows > 0 ? x->rows : 1))
+      return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld x row_stride %lld overflows", mt->name, i,
+                 (long long)x->rows, (long long)x->row_stride);
+    if (x->rows == 0)
+      continue;
+    if (!x->data)
+      return BAD(SG_ERR_INVALID_ARGUMENT, "data is NULL with %lld rows", mt->name, i,
+                 (long long)x->rows);
+    unsigned vb = m->vector_bytes ? m->vector_bytes : 1;
+    if ((uintptr_t)x->data % vb)
+      return BAD(SG_ERR_MISMATCH, "data %p is not aligned to the kernel's vector_bytes %u",
+                 mt->name, i, x->data, vb);
+    int64_t sb = x->row_stride * (int64_t)sg_dtype_size(x->dtype);
+    if (x->rows > 1 && sb % vb)
+      return BAD(SG_ERR_MISMATCH,
+                 "row_stride %lld (%lld bytes) is not a multiple of the kernel's vector_bytes "
+                 "%u",
+                 mt->name, i, (long long)x->row_stride, (long long)sb, vb);
+#undef BAD
+  }
+  return SG_OK;
+}
+
+sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
+                             void *stream, sg_diag *diag) {
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_launch: null kernel");
+  if (!tensors && ntensors != 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_launch: null tensors");
+  const sg_meta *m = &k->meta;
+  sg_status st = check_tensors(m, tensors, ntensors, diag);
+  if (st)
+    return st;
+  int64_t rows = tensors[0].rows;
+  if (rows == 0)
+    return SG_OK;
+  /* Parameters in "arg" order; every one is 8 bytes (pointer or i64). */
+  int64_t values[SG_META_MAX_ARGS];
+  void *params[SG_META_MAX_ARGS];
+  for (int i = 0; i < m->nargs; i++) {
+    const sg_meta_arg *a = &m->args[i];
+    if (a->kind == SG_ARG_TENSOR)
+      values[i] = (int64_t)(uintptr_t)tensors[a->tensor].data;
+    else if (a->kind == SG_ARG_STRIDE)
+      values[i] = tensors[a->tensor].row_stride;
+    else
+      values[i] = rows;
+    params[i] = &values[i];
+  }
+  uint64_t rpb = m->rows_per_block ? m->rows_per_block : 1;
+  uint64_t blocks = ((uint64_t)rows + rpb - 1) / rpb;
+  uint64_t grid = blocks < MAX_GRID ? blocks : MAX_GRID;
+  unsigned cluster = m->cluster ? m->cluster : 1;
+  if (cluster > 1) {
+    grid = (grid + cluster - 1) / cluster * cluster;
+    while (grid > MAX_GRID)
+      grid -= cluster;
+  }
+  rt_launch l = {k->function, (unsigned)grid, m->block, cluster, stream, params};
+  return k->rt->ops->launch(k->rt->drv, &l, diag);
+}
+
+/* ---- memory, synchronisation, events ---- */
+
+#define NEED_RT(rt, what)                                                              \
+  do {                                                                                 \
+    if (!(rt))                                                                         \
+      return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "%s: null runtime", what);     \
+  } while (0)
+
+sg_status sgrt_mem_alloc(sgrt_runtime *rt, size_t bytes, void **dptr, sg_diag *diag) {
+  NEED_RT(rt, "sgrt_mem_alloc");
+  if (!dptr)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_mem_alloc: null output pointer");
+  *dptr = NULL;
+  return rt->ops->mem_alloc(rt->drv, bytes ? bytes : 1, dptr, diag);
+}
+
+void sgrt_mem_free(sgrt_runtime *rt, void *dptr) {
+  if (rt && dptr)
+    rt->ops->mem_free(rt->drv, dptr);
+}
+
+sg_status sgrt_memcpy_htod(sgrt_runtime *rt, void *dst, const void *src, size_t bytes,
+                           sg_diag *diag) {
+  NEED_RT(rt, "sgrt_memcpy_htod");
+  if (bytes == 0)
+    return SG_OK;
+  if (!dst || !src)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_memcpy_htod: null pointer");
+  return rt->ops->htod(rt->drv, dst, src, bytes, diag);
+}
+
+sg_status sgrt_memcpy_dtoh(sgrt_runtime *rt, void *dst, const void *src, size_t bytes,
+                           sg_diag *diag) {
+  NEED_RT(rt, "sgrt_memcpy_dtoh");
+  if (bytes == 0)
+    return SG_OK;
+  if (!dst || !src)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_memcpy_dtoh: null pointer");
+  return rt->ops->dtoh(rt->drv, dst, src, bytes, diag);
+}
+
+sg_status sgrt_memcpy_dtod(sgrt_runtime *rt, void *dst, const void *src, size_t bytes,
+                           void *stream, sg_diag *diag) {
+  NEED_RT(rt, "sgrt_memcpy_dtod");
+  if (bytes == 0)
+    return SG_OK;
+  if (!dst || !src)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_memcpy_dtod: null pointer");
+  return rt->ops->dtod(rt->drv, dst, src, bytes, stream, diag);
+}
+
+sg_status sgrt_memset_d8(sgrt_runtime *rt, void *dst, unsigned char value, size_t bytes,
+                         sg_diag *diag) {
+  NEED_RT(rt, "sgrt_memset_d8");
+  if (bytes == 0)
+    return SG_OK;
+  if (!dst)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_memset_d8: null pointer");
+  return rt->ops->memset_d8(rt->drv, dst, value, bytes, diag);
+}
+
+sg_status sgrt_synchronize(sgrt_runtime *rt, sg_diag *diag) {
+  NEED_RT(rt, "sgrt_synchronize");
+  return rt->ops->synchronize(rt->drv, diag);
+}
+
+sg_status sgrt_event_create(sgrt_runtime *rt, sgrt_event **out, sg_diag *diag) {
+  NEED_RT(rt, "sgrt_event_create");
+  if (!out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_event_create: null output pointer");
+  *out = NULL;
+  sgrt_event *e = calloc(1, sizeof *e);
+  if (!e)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  e->rt = rt;
+  sg_status st = rt->ops->event_create(rt->drv, &e->ev, diag);
+  if (st) {
+    free(e);
+    return st;
+  }
+  *out = e;
+  return SG_OK;
+}
+
+sg_status sgrt_event_record(sgrt_event *ev, void *stream, sg_diag *diag) {
+  if (!ev)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_event_record: null event");
+  return ev->rt->ops->event_record(ev->rt->drv, ev->ev, stream, diag);
+}
+
+sg_status sgrt_event_elapsed(sgrt_event *start, sgrt_event *end, float *ms, sg_diag *diag) {
+  if (!start || !end || !ms)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_event_elapsed: null argument");
+  if (start->rt != end->rt)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "sgrt_event_elapsed: events of different runtimes");
+  return start->rt->ops->event_elapsed(start->rt->drv, start->ev, end->ev, ms, diag);
+}
+
+void sgrt_event_destroy(sgrt_event *ev) {
+  if (!ev)
+    return;
+  ev->rt->ops->event_destroy(ev->rt->drv, ev->ev);
+  free(ev);
+}

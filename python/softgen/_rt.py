@@ -1,0 +1,87 @@
+"""ctypes declarations of libsoftgen_rt (include/softgen/runtime.h, meta.h).
+
+Needs: libsoftgen_rt.so, found through $SOFTGEN_RT_LIBRARY, else
+<repo>/build/libsoftgen_rt.so next to this package, else the loader path.
+Produces: `lib` (the loaded library with typed functions) and the Structures
+mirroring sg_diag, sg_meta and sgrt_tensor; keep them in step with the headers.
+"""
+import ctypes
+import os
+
+SG_OK = 0
+SG_ERR_INVALID_ARGUMENT = 1
+SG_ERR_MISMATCH = 11
+STATUS_NAMES = ["SG_OK", "SG_ERR_INVALID_ARGUMENT", "SG_ERR_PARSE", "SG_ERR_CONSTRAINT",
+                "SG_ERR_CODEGEN", "SG_ERR_IO", "SG_ERR_TOOL", "SG_ERR_NO_MEMORY",
+                "SG_ERR_UNSUPPORTED", "SG_ERR_NO_DRIVER", "SG_ERR_DRIVER", "SG_ERR_MISMATCH"]
+
+DTYPE_F16, DTYPE_BF16, DTYPE_F32 = 0, 1, 2
+DTYPE_NAMES = ["f16", "bf16", "f32"]
+DTYPE_SIZES = [2, 2, 4]
+ARG_TENSOR, ARG_ROWS, ARG_STRIDE = 0, 1, 2
+BACKENDS = {"auto": 0, "cuda": 1, "hip": 2}
+
+
+class Diag(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("message", ctypes.c_char * 1024)]
+
+
+class MetaTensor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 64), ("is_output", ctypes.c_int),
+                ("dtype", ctypes.c_int)]
+
+
+class MetaArg(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("tensor", ctypes.c_int)]
+
+
+class Meta(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_int), ("kernel", ctypes.c_char * 128),
+                ("template_name", ctypes.c_char * 64), ("target", ctypes.c_char * 16),
+                ("arch", ctypes.c_char * 32), ("n", ctypes.c_int64), ("block", ctypes.c_uint),
+                ("rows_per_block", ctypes.c_uint), ("smem", ctypes.c_uint),
+                ("cluster", ctypes.c_uint), ("vector_bytes", ctypes.c_uint),
+                ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
+                ("nargs", ctypes.c_int), ("args", MetaArg * 24)]
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("rows", ctypes.c_int64), ("cols", ctypes.c_int64),
+                ("row_stride", ctypes.c_int64), ("dtype", ctypes.c_int)]
+
+
+def _find_library():
+    env = os.environ.get("SOFTGEN_RT_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    local = os.path.join(here, "..", "..", "build", "libsoftgen_rt.so")
+    if os.path.exists(local):
+        return os.path.normpath(local)
+    return "libsoftgen_rt.so"
+
+
+def _declare(lib):
+    P, S, I, V = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p
+    D = ctypes.POINTER(Diag)
+    sigs = {
+        "sgrt_open": (I, [I, I, ctypes.POINTER(P), D]),
+        "sgrt_close": (None, [P]),
+        "sgrt_backend_name": (ctypes.c_char_p, [P]),
+        "sgrt_device_arch": (ctypes.c_char_p, [P]),
+        "sgrt_device_name": (ctypes.c_char_p, [P]),
+        "sgrt_kernel_load_file": (I, [P, ctypes.c_char_p, ctypes.POINTER(P), D]),
+        "sgrt_kernel_load_data": (I, [P, ctypes.c_char_p, S, ctypes.POINTER(P), D]),
+        "sgrt_kernel_meta": (ctypes.POINTER(Meta), [P]),
+        "sgrt_kernel_launch": (I, [P, ctypes.POINTER(Tensor), I, V, D]),
+        "sgrt_kernel_destroy": (None, [P]),
+        "sgrt_synchronize": (I, [P, D]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+lib = _declare(ctypes.CDLL(_find_library()))

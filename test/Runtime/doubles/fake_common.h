@@ -1,0 +1,211 @@
+/* fake_common.h - shared pieces of the driver test doubles (fake_cuda.c,
+ * fake_hip.c): call log, error injection, code-object sizing and a host
+ * "execution" of softmax kernels. Included once per double (static functions).
+ *
+ * Needs: lib/meta (compiled into the double with SG_API empty, so nothing of it
+ * is exported). Environment, with PFX = FAKE_CUDA or FAKE_HIP:
+ *   PFX_LOG=file      append the call log to file (default: stderr)
+ *   PFX_FAIL=fn:code[,fn:code]  make driver function fn return code
+ *   PFX_ARCH=...      device arch (sm_90 / gfx942:sramecc+:xnack-)
+ *   PFX_DEVICES=n     number of devices (default 1)
+ *   PFX_NOEXEC=1      launches compute nothing
+ *   PFX_CORRUPT=1     softmax launches write slightly wrong results */
+#ifndef FAKE_COMMON_H
+#define FAKE_COMMON_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "softgen/meta.h"
+
+#define FAKE_API __attribute__((visibility("default")))
+
+static void fake_log(const char *pfx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static const char *fake_env(const char *pfx, const char *what) {
+  char name[64];
+  snprintf(name, sizeof name, "%s_%s", pfx, what);
+  return getenv(name);
+}
+
+static void fake_log(const char *pfx, const char *fmt, ...) {
+  const char *path = fake_env(pfx, "LOG");
+  FILE *f = path && *path ? fopen(path, "a") : stderr;
+  if (!f)
+    f = stderr;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  fputc('\n', f);
+  if (f != stderr)
+    fclose(f);
+  else
+    fflush(f);
+}
+
+/* The error code injected for fn, or 0. */
+static int fake_fail(const char *pfx, const char *fn) {
+  const char *spec = fake_env(pfx, "FAIL");
+  size_t n = strlen(fn);
+  while (spec && *spec) {
+    if (strncmp(spec, fn, n) == 0 && spec[n] == ':')
+      return atoi(spec + n + 1);
+    spec = strchr(spec, ',');
+    if (spec)
+      spec++;
+  }
+  return 0;
+}
+
+/* Size of a code object the driver gets without a size: ELF64 from its header,
+ * fatbin from its header, anything else is NUL-terminated text. */
+static size_t fake_image_size(const void *image, const char **kind) {
+  const unsigned char *p = image;
+  if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
+    uint64_t shoff, phoff;
+    uint16_t phentsize, phnum, shentsize, shnum;
+    memcpy(&phoff, p + 32, 8);
+    memcpy(&shoff, p + 40, 8);
+    memcpy(&phentsize, p + 54, 2);
+    memcpy(&phnum, p + 56, 2);
+    memcpy(&shentsize, p + 58, 2);
+    memcpy(&shnum, p + 60, 2);
+    uint64_t end = 64, e1 = shoff + (uint64_t)shentsize * shnum,
+             e2 = phoff + (uint64_t)phentsize * phnum;
+    end = e1 > end ? e1 : end;
+    end = e2 > end ? e2 : end;
+    *kind = "elf";
+    return (size_t)end;
+  }
+  if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
+    uint16_t header;
+    uint64_t size;
+    memcpy(&header, p + 6, 2);
+    memcpy(&size, p + 8, 8);
+    *kind = "fatbin";
+    return (size_t)(header + size);
+  }
+  *kind = "text";
+  return strlen(image);
+}
+
+/* ---- host execution of softmax ---- */
+
+static float fake_half_to_float(uint16_t h) {
+  unsigned s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  float v;
+  if (e == 0)
+    v = ldexpf((float)m, -24);
+  else if (e == 31)
+    v = m ? NAN : INFINITY;
+  else
+    v = ldexpf((float)(m | 1024), (int)e - 25);
+  return s ? -v : v;
+}
+
+static uint16_t fake_float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  float a = fabsf(f);
+  if (a != a)
+    return (uint16_t)(sign | 0x7e00);
+  if (a >= 65520.0f)
+    return (uint16_t)(sign | 0x7c00);
+  if (a < ldexpf(1.0f, -14)) /* subnormal: round to nearest multiple of 2^-24 */
+    return (uint16_t)(sign | (uint32_t)lrintf(ldexpf(a, 24)));
+  int e;
+  float m = frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+  uint32_t mant = (uint32_t)lrintf(ldexpf(m, 11)); /* 1024..2048 */
+  if (mant == 2048) {
+    mant = 1024;
+    e++;
+  }
+  return (uint16_t)(sign | ((uint32_t)(e + 14) << 10) | (mant - 1024));
+}
+
+static float fake_load(const void *base, int64_t i, sg_dtype dt) {
+  if (dt == SG_DTYPE_F32)
+    return ((const float *)base)[i];
+  uint16_t h = ((const uint16_t *)base)[i];
+  if (dt == SG_DTYPE_F16)
+    return fake_half_to_float(h);
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static void fake_store(void *base, int64_t i, sg_dtype dt, float v) {
+  if (dt == SG_DTYPE_F32) {
+    ((float *)base)[i] = v;
+  } else if (dt == SG_DTYPE_F16) {
+    ((uint16_t *)base)[i] = fake_float_to_half(v);
+  } else {
+    uint32_t x;
+    memcpy(&x, &v, 4);
+    x += 0x7fff + ((x >> 16) & 1); /* round to nearest even */
+    ((uint16_t *)base)[i] = (uint16_t)(x >> 16);
+  }
+}
+
+/* Logs the parameters in "arg" order and, for template softmax with one input
+ * and one output, computes the rows on the host (device memory is host memory). */
+static void fake_run(const char *pfx, const sg_meta *m, void **params, char *line, size_t cap) {
+  const void *ptr[SG_META_MAX_TENSORS] = {0};
+  int64_t stride[SG_META_MAX_TENSORS] = {0}, rows = 0;
+  size_t at = strlen(line);
+  at += (size_t)snprintf(line + at, cap - at, " args=%d", m->nargs);
+  for (int i = 0; i < m->nargs && at < cap; i++) {
+    const sg_meta_arg *a = &m->args[i];
+    int64_t v;
+    memcpy(&v, params[i], 8);
+    if (a->kind == SG_ARG_TENSOR) {
+      ptr[a->tensor] = (const void *)(uintptr_t)v;
+      at += (size_t)snprintf(line + at, cap - at, " %s=%#llx", m->tensors[a->tensor].name,
+                             (unsigned long long)v);
+    } else if (a->kind == SG_ARG_STRIDE) {
+      stride[a->tensor] = v;
+      at += (size_t)snprintf(line + at, cap - at, " stride_%s=%lld", m->tensors[a->tensor].name,
+                             (long long)v);
+    } else {
+      rows = v;
+      at += (size_t)snprintf(line + at, cap - at, " M=%lld", (long long)v);
+    }
+  }
+  fake_log(pfx, "%s", line);
+  const char *noexec = fake_env(pfx, "NOEXEC");
+  if ((noexec && *noexec == '1') || strcmp(m->template_name, "softmax") != 0 || m->ntensors != 2)
+    return;
+  int in = m->tensors[0].is_output ? 1 : 0, out = 1 - in;
+  if (m->tensors[in].is_output || !m->tensors[out].is_output)
+    return;
+  const char *corrupt = fake_env(pfx, "CORRUPT");
+  sg_dtype di = m->tensors[in].dtype, dout = m->tensors[out].dtype;
+  for (int64_t r = 0; r < rows; r++) {
+    const char *x = (const char *)ptr[in] + r * stride[in] * (int64_t)sg_dtype_size(di);
+    char *y = (char *)ptr[out] + r * stride[out] * (int64_t)sg_dtype_size(dout);
+    double mx = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < m->n; c++)
+      mx = fmax(mx, fake_load(x, c, di));
+    for (int64_t c = 0; c < m->n; c++)
+      sum += exp(fake_load(x, c, di) - mx);
+    for (int64_t c = 0; c < m->n; c++) {
+      double v = exp(fake_load(x, c, di) - mx) / sum;
+      if (corrupt && *corrupt == '1' && c == 0)
+        v *= 1.5;
+      fake_store(y, c, dout, (float)v);
+    }
+  }
+}
+
+#endif

@@ -1,0 +1,355 @@
+/* fake_cuda.c - a test double of libcuda for the runtime's lit tests
+ * (libfake_cuda.so; built with -DFAKE_NO_LAUNCH as libfake_cuda_nosym.so,
+ * which lacks cuLaunchKernel).
+ *
+ * Needs: lib/meta, fake_common.h. Produces: every CUDA driver symbol that
+ * lib/runtime/cuda.c resolves, backed by host memory (device pointers are host
+ * pointers), one or more fake devices "softgen fake CUDA device" of arch
+ * FAKE_CUDA_ARCH (default sm_90), a log line per call (FAKE_CUDA_LOG) and
+ * error injection (FAKE_CUDA_FAIL=fn:code); see fake_common.h. Calls that need
+ * a context fail with CUDA_ERROR_INVALID_CONTEXT unless one is pushed, which
+ * checks the runtime's push/pop discipline. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_common.h"
+
+#define PFX "FAKE_CUDA"
+
+typedef int CUresult;
+typedef struct fake_module {
+  sg_meta meta;
+} fake_module;
+
+static int ctx_depth;
+static int initialized;
+static int primary_refs;
+static char primary_ctx; /* its address is the context handle */
+
+#define INJECT(fn)                                                                           \
+  do {                                                                                       \
+    int e_ = fake_fail(PFX, #fn);                                                            \
+    if (e_) {                                                                                \
+      fake_log(PFX, #fn " -> injected error %d", e_);                                        \
+      return e_;                                                                             \
+    }                                                                                        \
+  } while (0)
+
+#define NEED_CTX(fn)                                                                         \
+  do {                                                                                       \
+    if (ctx_depth <= 0) {                                                                    \
+      fake_log(PFX, #fn " -> no current context");                                           \
+      return 201;                                                                            \
+    }                                                                                        \
+  } while (0)
+
+static int device_count(void) {
+  const char *s = fake_env(PFX, "DEVICES");
+  return s ? atoi(s) : 1;
+}
+
+static void arch_cc(int *major, int *minor) {
+  const char *a = fake_env(PFX, "ARCH");
+  int v = a && strncmp(a, "sm_", 3) == 0 ? atoi(a + 3) : 90;
+  *major = v / 10;
+  *minor = v % 10;
+}
+
+/* Test hook, not a driver symbol: contexts currently pushed. */
+FAKE_API int fake_cuda_ctx_depth(void) { return ctx_depth; }
+
+FAKE_API CUresult cuInit(unsigned flags) {
+  INJECT(cuInit);
+  fake_log(PFX, "cuInit flags=%u", flags);
+  initialized = 1;
+  return 0;
+}
+
+FAKE_API CUresult cuDeviceGetCount(int *count) {
+  INJECT(cuDeviceGetCount);
+  *count = initialized ? device_count() : 0;
+  return initialized ? 0 : 3;
+}
+
+FAKE_API CUresult cuDeviceGet(int *dev, int ordinal) {
+  INJECT(cuDeviceGet);
+  if (ordinal < 0 || ordinal >= device_count())
+    return 101;
+  *dev = ordinal;
+  return 0;
+}
+
+FAKE_API CUresult cuDeviceGetName(char *name, int len, int dev) {
+  INJECT(cuDeviceGetName);
+  snprintf(name, (size_t)len, "softgen fake CUDA device %d", dev);
+  return 0;
+}
+
+FAKE_API CUresult cuDeviceGetAttribute(int *value, int attrib, int dev) {
+  int major, minor;
+  (void)dev;
+  INJECT(cuDeviceGetAttribute);
+  arch_cc(&major, &minor);
+  if (attrib == 75)
+    *value = major;
+  else if (attrib == 76)
+    *value = minor;
+  else if (attrib == 120)
+    *value = major >= 9;
+  else
+    return 1;
+  return 0;
+}
+
+FAKE_API CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
+  INJECT(cuDevicePrimaryCtxRetain);
+  fake_log(PFX, "cuDevicePrimaryCtxRetain dev=%d", dev);
+  primary_refs++;
+  *ctx = &primary_ctx;
+  return 0;
+}
+
+FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(int dev) {
+  fake_log(PFX, "cuDevicePrimaryCtxRelease_v2 dev=%d refs=%d", dev, primary_refs - 1);
+  primary_refs--;
+  return 0;
+}
+
+FAKE_API CUresult cuCtxPushCurrent_v2(void *ctx) {
+  INJECT(cuCtxPushCurrent_v2);
+  if (ctx != &primary_ctx)
+    return 201;
+  ctx_depth++;
+  return 0;
+}
+
+FAKE_API CUresult cuCtxPopCurrent_v2(void **ctx) {
+  if (ctx_depth <= 0)
+    return 201;
+  ctx_depth--;
+  if (ctx)
+    *ctx = &primary_ctx;
+  return 0;
+}
+
+FAKE_API CUresult cuCtxSynchronize(void) {
+  INJECT(cuCtxSynchronize);
+  NEED_CTX(cuCtxSynchronize);
+  fake_log(PFX, "cuCtxSynchronize");
+  return 0;
+}
+
+FAKE_API CUresult cuModuleLoadData(void **mod, const void *image) {
+  INJECT(cuModuleLoadData);
+  NEED_CTX(cuModuleLoadData);
+  const char *kind;
+  size_t size = fake_image_size(image, &kind);
+  fake_module *m = calloc(1, sizeof *m);
+  sg_diag diag;
+  if (!m)
+    return 2;
+  if (sg_meta_find(image, size, &m->meta, &diag) != SG_OK) {
+    fake_log(PFX, "cuModuleLoadData kind=%s bytes=%zu -> invalid image: %s", kind, size,
+             diag.message);
+    free(m);
+    return 200;
+  }
+  fake_log(PFX, "cuModuleLoadData kind=%s bytes=%zu kernel=%s", kind, size, m->meta.kernel);
+  *mod = m;
+  return 0;
+}
+
+FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
+  INJECT(cuModuleGetFunction);
+  NEED_CTX(cuModuleGetFunction);
+  fake_module *m = mod;
+  fake_log(PFX, "cuModuleGetFunction name=%s", name);
+  if (strcmp(m->meta.kernel, name) != 0)
+    return 500;
+  *fn = m;
+  return 0;
+}
+
+FAKE_API CUresult cuModuleUnload(void *mod) {
+  NEED_CTX(cuModuleUnload);
+  fake_log(PFX, "cuModuleUnload");
+  free(mod);
+  return 0;
+}
+
+#ifndef FAKE_NO_LAUNCH
+FAKE_API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                 unsigned by, unsigned bz, unsigned smem, void *stream,
+                                 void **params, void **extra) {
+  INJECT(cuLaunchKernel);
+  NEED_CTX(cuLaunchKernel);
+  const sg_meta *m = &((fake_module *)fn)->meta;
+  char line[2048];
+  snprintf(line, sizeof line,
+           "cuLaunchKernel fn=%s grid=%u,%u,%u block=%u,%u,%u smem=%u stream=0x%llx "
+           "extra=0x%llx",
+           m->kernel, gx, gy, gz, bx, by, bz, smem, (unsigned long long)(uintptr_t)stream,
+           (unsigned long long)(uintptr_t)extra);
+  fake_run(PFX, m, params, line, sizeof line);
+  return 0;
+}
+#endif
+
+/* CUlaunchConfig / CUlaunchAttribute, as lib/runtime/cuda.c declares them. */
+typedef struct fake_attr {
+  int id;
+  char pad[4];
+  unsigned value[16];
+} fake_attr;
+typedef struct fake_config {
+  unsigned gx, gy, gz, bx, by, bz, smem;
+  void *stream;
+  fake_attr *attrs;
+  unsigned nattrs;
+} fake_config;
+
+FAKE_API CUresult cuLaunchKernelEx(const fake_config *c, void *fn, void **params, void **extra) {
+  INJECT(cuLaunchKernelEx);
+  NEED_CTX(cuLaunchKernelEx);
+  const sg_meta *m = &((fake_module *)fn)->meta;
+  char line[2048];
+  int at = snprintf(line, sizeof line,
+                    "cuLaunchKernelEx fn=%s grid=%u,%u,%u block=%u,%u,%u smem=%u "
+                    "stream=0x%llx extra=0x%llx nattrs=%u",
+                    m->kernel, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem,
+                    (unsigned long long)(uintptr_t)c->stream,
+                    (unsigned long long)(uintptr_t)extra, c->nattrs);
+  for (unsigned i = 0; i < c->nattrs && at > 0 && (size_t)at < sizeof line; i++)
+    at += snprintf(line + at, sizeof line - (size_t)at, " attr%u=%d:%u,%u,%u", i, c->attrs[i].id,
+                   c->attrs[i].value[0], c->attrs[i].value[1], c->attrs[i].value[2]);
+  for (unsigned i = 0; i < c->nattrs; i++)
+    if (c->attrs[i].id == 4 && c->attrs[i].value[0] && c->gx % c->attrs[i].value[0]) {
+      fake_log(PFX, "%s -> grid not a multiple of the cluster", line);
+      return 1;
+    }
+  fake_run(PFX, m, params, line, sizeof line);
+  return 0;
+}
+
+FAKE_API CUresult cuMemAlloc_v2(unsigned long long *dptr, size_t bytes) {
+  INJECT(cuMemAlloc_v2);
+  NEED_CTX(cuMemAlloc_v2);
+  void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!p)
+    return 2;
+  fake_log(PFX, "cuMemAlloc_v2 bytes=%zu", bytes);
+  *dptr = (unsigned long long)(uintptr_t)p;
+  return 0;
+}
+
+FAKE_API CUresult cuMemFree_v2(unsigned long long dptr) {
+  NEED_CTX(cuMemFree_v2);
+  fake_log(PFX, "cuMemFree_v2");
+  free((void *)(uintptr_t)dptr);
+  return 0;
+}
+
+FAKE_API CUresult cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n) {
+  INJECT(cuMemcpyHtoD_v2);
+  NEED_CTX(cuMemcpyHtoD_v2);
+  fake_log(PFX, "cuMemcpyHtoD_v2 bytes=%zu", n);
+  memcpy((void *)(uintptr_t)dst, src, n);
+  return 0;
+}
+
+FAKE_API CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
+  INJECT(cuMemcpyDtoH_v2);
+  NEED_CTX(cuMemcpyDtoH_v2);
+  fake_log(PFX, "cuMemcpyDtoH_v2 bytes=%zu", n);
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  return 0;
+}
+
+FAKE_API CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src, size_t n,
+                                       void *stream) {
+  INJECT(cuMemcpyDtoDAsync_v2);
+  NEED_CTX(cuMemcpyDtoDAsync_v2);
+  fake_log(PFX, "cuMemcpyDtoDAsync_v2 bytes=%zu stream=0x%llx", n,
+           (unsigned long long)(uintptr_t)stream);
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  return 0;
+}
+
+FAKE_API CUresult cuMemsetD8_v2(unsigned long long dst, unsigned char v, size_t n) {
+  INJECT(cuMemsetD8_v2);
+  NEED_CTX(cuMemsetD8_v2);
+  fake_log(PFX, "cuMemsetD8_v2 value=%u bytes=%zu", v, n);
+  memset((void *)(uintptr_t)dst, v, n);
+  return 0;
+}
+
+static int event_clock;
+
+FAKE_API CUresult cuEventCreate(int **ev, unsigned flags) {
+  INJECT(cuEventCreate);
+  NEED_CTX(cuEventCreate);
+  (void)flags;
+  *ev = calloc(1, sizeof **ev);
+  return *ev ? 0 : 2;
+}
+
+FAKE_API CUresult cuEventRecord(int *ev, void *stream) {
+  INJECT(cuEventRecord);
+  NEED_CTX(cuEventRecord);
+  fake_log(PFX, "cuEventRecord stream=0x%llx", (unsigned long long)(uintptr_t)stream);
+  *ev = ++event_clock;
+  return 0;
+}
+
+FAKE_API CUresult cuEventSynchronize(int *ev) {
+  (void)ev;
+  NEED_CTX(cuEventSynchronize);
+  return 0;
+}
+
+FAKE_API CUresult cuEventElapsedTime(float *ms, int *start, int *end) {
+  INJECT(cuEventElapsedTime);
+  NEED_CTX(cuEventElapsedTime);
+  if (!*start || !*end)
+    return 400;
+  *ms = 0.25f * (float)(*end - *start);
+  return 0;
+}
+
+FAKE_API CUresult cuEventDestroy_v2(int *ev) {
+  NEED_CTX(cuEventDestroy_v2);
+  free(ev);
+  return 0;
+}
+
+FAKE_API CUresult cuGetErrorName(CUresult err, const char **name) {
+  static const struct {
+    int code;
+    const char *name;
+  } names[] = {{0, "CUDA_SUCCESS"},
+               {1, "CUDA_ERROR_INVALID_VALUE"},
+               {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+               {3, "CUDA_ERROR_NOT_INITIALIZED"},
+               {100, "CUDA_ERROR_NO_DEVICE"},
+               {101, "CUDA_ERROR_INVALID_DEVICE"},
+               {200, "CUDA_ERROR_INVALID_IMAGE"},
+               {201, "CUDA_ERROR_INVALID_CONTEXT"},
+               {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+               {218, "CUDA_ERROR_INVALID_PTX"},
+               {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+               {400, "CUDA_ERROR_INVALID_HANDLE"},
+               {500, "CUDA_ERROR_NOT_FOUND"},
+               {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+               {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+               {719, "CUDA_ERROR_LAUNCH_FAILED"},
+               {999, "CUDA_ERROR_UNKNOWN"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (names[i].code == err) {
+      *name = names[i].name;
+      return 0;
+    }
+  *name = NULL;
+  return 1;
+}

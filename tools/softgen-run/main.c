@@ -1,0 +1,312 @@
+/* softgen-run - load a softgen code object and launch it; the runtime's C
+ * example and the GPU-feature probe used by lit.
+ *
+ * Needs: libsoftgen_rt (softgen/runtime.h), libm. Produces:
+ *   softgen-run --probe [--backend B] [--device D]
+ *       exit 0 iff the driver opens and the device answers; prints its name and arch.
+ *   softgen-run [--rows M] [--backend B] [--device D] [--seed S] [--check] KERNEL
+ *       prints the kernel's metadata, fills its input tensors with normal random
+ *       values (deterministic seed), poisons its outputs (NaN bytes), launches,
+ *       copies back and, with --check and template "softmax", compares every row
+ *       against a float64 CPU softmax of the same (rounded) inputs: reports the
+ *       largest per-row relative error ||y - ref|| / ||ref|| and max |rowsum - 1|
+ *       and exits 1 when either is over the dtype's tolerance or a value is NaN.
+ * Exit status: 0 success, 1 check failed, 2 usage error, 3 runtime error. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "softgen/runtime.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: softgen-run --probe [--backend cuda|hip|auto] [--device D]\n"
+          "       softgen-run [--rows M] [--backend cuda|hip|auto] [--device D] [--seed S]\n"
+          "                   [--check] KERNEL.{cubin,ptx,hsaco}\n"
+          "  --probe     open the driver and device, print them, exit 0 if they answer\n"
+          "  --rows M    rows to run (default 1000)\n"
+          "  --check     compare against a float64 CPU softmax (template softmax only)\n"
+          "  --seed S    random seed for the inputs (default 1)\n"
+          "environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n");
+}
+
+/* ---- host f16 / bf16 conversions ---- */
+
+static float half_to_float(uint16_t h) {
+  unsigned s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  float v;
+  if (e == 0)
+    v = ldexpf((float)m, -24);
+  else if (e == 31)
+    v = m ? NAN : INFINITY;
+  else
+    v = ldexpf((float)(m | 1024), (int)e - 25);
+  return s ? -v : v;
+}
+
+static uint16_t float_to_half(float f) {
+  uint16_t sign = signbit(f) ? 0x8000 : 0;
+  float a = fabsf(f);
+  if (isnan(a))
+    return (uint16_t)(sign | 0x7e00);
+  if (a >= 65520.0f)
+    return (uint16_t)(sign | 0x7c00);
+  if (a < ldexpf(1.0f, -14))
+    return (uint16_t)(sign | (uint16_t)lrintf(ldexpf(a, 24)));
+  int e;
+  float m = frexpf(a, &e);
+  unsigned mant = (unsigned)lrintf(ldexpf(m, 11));
+  if (mant == 2048) {
+    mant = 1024;
+    e++;
+  }
+  return (uint16_t)(sign | ((unsigned)(e + 14) << 10) | (mant - 1024));
+}
+
+static float bf16_to_float(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if (isnan(f))
+    return (uint16_t)((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
+}
+
+static double get(const void *base, size_t i, sg_dtype dt) {
+  if (dt == SG_DTYPE_F32)
+    return ((const float *)base)[i];
+  uint16_t h = ((const uint16_t *)base)[i];
+  return dt == SG_DTYPE_F16 ? half_to_float(h) : bf16_to_float(h);
+}
+
+static void put(void *base, size_t i, sg_dtype dt, float v) {
+  if (dt == SG_DTYPE_F32)
+    ((float *)base)[i] = v;
+  else
+    ((uint16_t *)base)[i] = dt == SG_DTYPE_F16 ? float_to_half(v) : float_to_bf16(v);
+}
+
+/* Deterministic standard normal values (xorshift64* + Box-Muller). */
+static uint64_t rng_state;
+static double uniform01(void) {
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+static double normal(void) {
+  double u = uniform01(), v = uniform01();
+  return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(6.283185307179586 * v);
+}
+
+static int fail_rt(const char *what, sg_status st, const sg_diag *d) {
+  fprintf(stderr, "softgen-run: %s: %s: %s\n", what, sg_status_name(st), d->message);
+  return 3;
+}
+
+static int probe(sgrt_backend backend, int device) {
+  sgrt_runtime *rt;
+  sg_diag d;
+  sg_diag_clear(&d);
+  sg_status st = sgrt_open(backend, device, &rt, &d);
+  if (st)
+    return fail_rt("probe", st, &d);
+  printf("backend: %s\ndevice %d: %s\narch: %s\n", sgrt_backend_name(rt), device,
+         sgrt_device_name(rt), sgrt_device_arch(rt));
+  sgrt_close(rt);
+  return 0;
+}
+
+/* float64 reference check of one in -> one out softmax; returns 0 if it passes. */
+static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const host[], int in,
+                         int out) {
+  int64_t rows = t[in].rows, n = m->n;
+  sg_dtype di = t[in].dtype, dout = t[out].dtype;
+  double worst_rel = 0, worst_sum = 0;
+  int64_t worst_row = 0, nans = 0;
+  double *ref = malloc((size_t)n * sizeof *ref);
+  if (!ref)
+    return 1;
+  for (int64_t r = 0; r < rows; r++) {
+    size_t xo = (size_t)(r * t[in].row_stride), yo = (size_t)(r * t[out].row_stride);
+    double mx = -INFINITY, s = 0, num = 0, den = 0, sum = 0;
+    for (int64_t c = 0; c < n; c++)
+      mx = fmax(mx, get(host[in], xo + (size_t)c, di));
+    for (int64_t c = 0; c < n; c++)
+      s += ref[c] = exp(get(host[in], xo + (size_t)c, di) - mx);
+    for (int64_t c = 0; c < n; c++) {
+      double y = get(host[out], yo + (size_t)c, dout), e = ref[c] / s;
+      nans += isnan(y);
+      num += (y - e) * (y - e);
+      den += e * e;
+      sum += y;
+    }
+    double rel = sqrt(num) / sqrt(den), se = fabs(sum - 1);
+    if (!(rel <= worst_rel)) {
+      worst_rel = rel;
+      worst_row = r;
+    }
+    if (!(se <= worst_sum))
+      worst_sum = se;
+  }
+  free(ref);
+  double tol_rel = dout == SG_DTYPE_F32 ? 1e-5 : dout == SG_DTYPE_F16 ? 2e-3 : 1e-2;
+  double tol_sum = dout == SG_DTYPE_F32 ? 1e-4 : dout == SG_DTYPE_F16 ? 5e-3 : 2e-2;
+  int ok = nans == 0 && worst_rel <= tol_rel && worst_sum <= tol_sum;
+  printf("check: rows=%lld max_rel_err=%.3e (row %lld, tol %.0e) max_rowsum_err=%.3e (tol %.0e) "
+         "nan=%lld %s\n",
+         (long long)rows, worst_rel, (long long)worst_row, tol_rel, worst_sum, tol_sum,
+         (long long)nans, ok ? "PASS" : "FAIL");
+  return !ok;
+}
+
+static int run(sgrt_backend backend, int device, const char *path, int64_t rows, int check,
+               uint64_t seed) {
+  sgrt_runtime *rt = NULL;
+  sgrt_kernel *k = NULL;
+  sg_diag d;
+  sg_diag_clear(&d);
+  sg_status st = sgrt_open(backend, device, &rt, &d);
+  if (st)
+    return fail_rt("open", st, &d);
+  printf("device %d: %s (%s, %s)\n", device, sgrt_device_name(rt), sgrt_device_arch(rt),
+         sgrt_backend_name(rt));
+  st = sgrt_kernel_load_file(rt, path, &k, &d);
+  if (st) {
+    sgrt_close(rt);
+    return fail_rt("load", st, &d);
+  }
+  const sg_meta *m = sgrt_kernel_meta(k);
+  char text[4096];
+  if (sg_meta_format(m, text, sizeof text, NULL, &d) == SG_OK)
+    printf("%s", text);
+
+  sgrt_tensor t[SG_META_MAX_TENSORS];
+  void *host[SG_META_MAX_TENSORS] = {0};
+  size_t bytes[SG_META_MAX_TENSORS] = {0};
+  int rc = 0, in = -1, out = -1, nin = 0, nout = 0;
+  rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (int i = 0; i < m->ntensors; i++) {
+    sg_dtype dt = m->tensors[i].dtype;
+    unsigned es = sg_dtype_size(dt), vb = m->vector_bytes ? m->vector_bytes : 1;
+    int64_t per = vb > es ? vb / es : 1;
+    t[i] = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt};
+    bytes[i] = (size_t)(rows * t[i].row_stride) * es;
+    host[i] = malloc(bytes[i] ? bytes[i] : 1);
+    if (!host[i]) {
+      rc = fail_rt("alloc", sg_diag_set(&d, SG_ERR_NO_MEMORY, "host memory"), &d);
+      goto done;
+    }
+    if (m->tensors[i].is_output) {
+      memset(host[i], 0xff, bytes[i]); /* NaN poison: unwritten elements fail --check */
+      out = i, nout++;
+    } else {
+      for (size_t j = 0; j < bytes[i] / es; j++)
+        put(host[i], j, dt, (float)(2.0 * normal()));
+      in = i, nin++;
+    }
+    if ((st = sgrt_mem_alloc(rt, bytes[i], &t[i].data, &d)) ||
+        (st = sgrt_memcpy_htod(rt, t[i].data, host[i], bytes[i], &d))) {
+      rc = fail_rt("device memory", st, &d);
+      goto done;
+    }
+  }
+  if ((st = sgrt_kernel_launch(k, t, m->ntensors, NULL, &d))) {
+    rc = fail_rt("launch", st, &d);
+    goto done;
+  }
+  if ((st = sgrt_synchronize(rt, &d))) {
+    rc = fail_rt("synchronize", st, &d);
+    goto done;
+  }
+  for (int i = 0; i < m->ntensors; i++)
+    if (m->tensors[i].is_output && (st = sgrt_memcpy_dtoh(rt, host[i], t[i].data, bytes[i], &d))) {
+      rc = fail_rt("copy back", st, &d);
+      goto done;
+    }
+  printf("launched: rows=%lld\n", (long long)rows);
+  if (check) {
+    if (strcmp(m->template_name, "softmax") != 0 || nin != 1 || nout != 1)
+      printf("check: no reference for template '%s'\n", m->template_name);
+    else
+      rc = check_softmax(m, t, host, in, out);
+  }
+done:
+  for (int i = 0; i < m->ntensors; i++) {
+    sgrt_mem_free(rt, i < m->ntensors ? t[i].data : NULL);
+    free(host[i]);
+  }
+  sgrt_kernel_destroy(k);
+  sgrt_close(rt);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  sgrt_backend backend = SGRT_BACKEND_AUTO;
+  int device = 0, do_probe = 0, check = 0;
+  int64_t rows = 1000;
+  uint64_t seed = 1;
+  const char *path = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    char *end = NULL;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(a, "--probe") == 0) {
+      do_probe = 1;
+    } else if (strcmp(a, "--check") == 0) {
+      check = 1;
+    } else if (strcmp(a, "--backend") == 0 && v) {
+      if (strcmp(v, "cuda") == 0)
+        backend = SGRT_BACKEND_CUDA;
+      else if (strcmp(v, "hip") == 0)
+        backend = SGRT_BACKEND_HIP;
+      else if (strcmp(v, "auto") != 0) {
+        fprintf(stderr, "softgen-run: unknown backend '%s'\n", v);
+        return 2;
+      }
+      i++;
+    } else if ((strcmp(a, "--rows") == 0 || strcmp(a, "--device") == 0 ||
+                strcmp(a, "--seed") == 0) &&
+               v) {
+      long long n = strtoll(v, &end, 10);
+      if (*end || n < 0 || (a[2] == 'd' && n > 1 << 20)) {
+        fprintf(stderr, "softgen-run: %s needs a non-negative integer, got '%s'\n", a, v);
+        return 2;
+      }
+      if (a[2] == 'r')
+        rows = n;
+      else if (a[2] == 'd')
+        device = (int)n;
+      else
+        seed = (uint64_t)n;
+      i++;
+    } else if (a[0] == '-') {
+      fprintf(stderr, "softgen-run: unknown or incomplete option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else if (!path) {
+      path = a;
+    } else {
+      fprintf(stderr, "softgen-run: more than one kernel given ('%s')\n", a);
+      return 2;
+    }
+  }
+  if (do_probe)
+    return probe(backend, device);
+  if (!path) {
+    usage(stderr);
+    return 2;
+  }
+  return run(backend, device, path, rows, check, seed);
+}
