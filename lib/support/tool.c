@@ -32,6 +32,11 @@ sg_status sg_tool_find(const char *name, const char *explicit_path, const char *
     if (executable(out))
       return SG_OK;
   }
+  if (extra_dir) {
+    snprintf(out, cap, "%s/%s", extra_dir, name);
+    if (executable(out))
+      return SG_OK;
+  }
   const char *path = getenv("PATH");
   while (path && *path) {
     const char *end = strchr(path, ':');
@@ -42,11 +47,6 @@ sg_status sg_tool_find(const char *name, const char *explicit_path, const char *
         return SG_OK;
     }
     path = end ? end + 1 : NULL;
-  }
-  if (extra_dir) {
-    snprintf(out, cap, "%s/%s", extra_dir, name);
-    if (executable(out))
-      return SG_OK;
   }
   return sg_diag_set(diag, SG_ERR_TOOL, "%s not found%s%s%s on PATH", name,
                      home_env ? " under $" : "", home_env ? home_env : "", home_env ? "/bin or" : "");

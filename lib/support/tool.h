@@ -9,8 +9,9 @@
 #include "softgen/diag.h"
 
 /* Finds tool `name`: `explicit_path` when given (must be executable), else
- * $<home_env>/bin/<name> when home_env is set, else the first match on PATH,
- * else in `extra_dir` (may be NULL). Writes the path into out. */
+ * $<home_env>/bin/<name> when home_env is set, else <extra_dir>/<name> (the
+ * LLVM this softgen was built with, so its own ld.lld wins over an older one),
+ * else the first match on PATH. Writes the path into out. */
 sg_status sg_tool_find(const char *name, const char *explicit_path, const char *home_env,
                        const char *extra_dir, char *out, size_t cap, sg_diag *diag);
 

@@ -56,7 +56,7 @@ static void usage(FILE *f) {
       "  --inspect FILE          print the launch metadata of a code object and exit\n"
       "Tools:\n"
       "  --ptxas PATH            ptxas to use (default: $CUDA_HOME/bin, then PATH)\n"
-      "  --lld PATH              ld.lld to use (default: PATH, then LLVM's tools directory)\n"
+      "  --lld PATH              ld.lld to use (default: LLVM 22's tools directory, then PATH)\n"
       "Other:\n"
       "  -v, --verbose           print the plan and the time of each stage to stderr\n"
       "  -h, --help              this help\n"
