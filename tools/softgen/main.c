@@ -386,8 +386,8 @@ int main(int argc, char **argv) {
       goto done;
     }
   }
-  if (!(o.out_file && strcmp(o.out_file, "-") == 0))
-    for (int i = 0; i < nouts; i++)
+  if (!o.out_file || o.verbose) /* -o is quiet, as compilers are */
+    for (int i = 0; i < nouts && !(o.out_file && strcmp(o.out_file, "-") == 0); i++)
       printf("softgen: wrote %s (%zu bytes)\n", outs[i].path, outs[i].buf.size);
   if (o.verbose)
     fprintf(stderr, "softgen: total     %8.2f ms\n", now_ms() - start);
