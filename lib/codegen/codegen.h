@@ -22,6 +22,7 @@ typedef struct sgc_ctx {
   LLVMValueRef smem;        /* reduction buffers (NULL when no block-level reduction) */
   LLVMValueRef tid;         /* thread index in the block (i32) */
   LLVMValueRef row_in_block, lane_in_row; /* i32 */
+  LLVMValueRef cluster_rank; /* i32, when plan->cluster > 1 */
   unsigned next_slot;       /* next reduction buffer of this iteration */
 } sgc_ctx;
 

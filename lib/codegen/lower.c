@@ -234,7 +234,7 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
   m->block = pl->block_threads;
   m->rows_per_block = pl->rows_per_block;
   m->smem = pl->smem_bytes;
-  m->cluster = 1;
+  m->cluster = pl->cluster;
   m->vector_bytes = pl->vec_bytes;
   m->ntensors = t->ntensors;
   for (int i = 0; i < t->ntensors; i++) {
@@ -309,9 +309,9 @@ static void chunk_columns(sgc_ctx *cx, row_state *rs) {
     LLVMValueRef v = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i64, first, 0), lane, "");
     rs->col[c] = LLVMBuildMul(cx->b, v, LLVMConstInt(cx->i64, pl->vec, 0), "col");
     uint64_t end = (first + pl->threads_per_row) * pl->vec;
-    rs->col_valid[c] = end > (uint64_t)pl->n
+    rs->col_valid[c] = end > (uint64_t)pl->tile_n
                            ? LLVMBuildICmp(cx->b, LLVMIntULT, rs->col[c],
-                                           LLVMConstInt(cx->i64, (unsigned long long)pl->n, 0), "col.ok")
+                                           LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "col.ok")
                            : NULL;
   }
 }
@@ -344,6 +344,13 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     strides[i] = LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i));
   }
   rs.rows_arg = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
+  if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */
+    cx->cluster_rank = cx->tg->cluster_rank(cx);
+    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, cx->cluster_rank, cx->i64, ""),
+                                    LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "tile.start");
+    for (int i = 0; i < t->ntensors; i++)
+      ptrs[i] = LLVMBuildGEP2(b, elem_type(cx, i), ptrs[i], &off, 1, "");
+  }
 
   cx->tid = cx->tg->thread_id(cx);
   unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
@@ -354,8 +361,13 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   LLVMValueRef nblocks = LLVMBuildUDiv(
       b, LLVMBuildAdd(b, rs.rows_arg, LLVMConstInt(cx->i64, pl->rows_per_block - 1, 0), ""), R,
       "row.blocks");
-  LLVMValueRef first = LLVMBuildZExt(b, cx->tg->block_id(cx), cx->i64, "");
-  LLVMValueRef step = LLVMBuildZExt(b, cx->tg->grid_blocks(cx), cx->i64, "");
+  /* the grid strides over row blocks; a cluster's blocks share each row block */
+  LLVMValueRef first = LLVMBuildZExt(
+      b, pl->cluster > 1 ? cx->tg->cluster_id(cx) : cx->tg->block_id(cx), cx->i64, "");
+  LLVMValueRef step = LLVMBuildZExt(
+      b, pl->cluster > 1 ? cx->tg->cluster_count(cx) : cx->tg->grid_blocks(cx), cx->i64, "");
+  if (pl->cluster > 1)
+    cx->tg->cluster_barrier(cx); /* every block of the cluster runs before any remote store */
   LLVMValueRef m1 = LLVMBuildSub(b, rs.rows_arg, LLVMConstInt(cx->i64, 1, 0), "");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), body, exit);
 
@@ -378,6 +390,8 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   free(store);
   if (pl->waves_per_row > 1 && pl->nreductions == 1)
     cx->tg->barrier(cx); /* one buffer: the next iteration must not overwrite it early */
+  if (pl->cluster > 1 && pl->nreductions == 1)
+    cx->tg->cluster_barrier(cx);
   LLVMValueRef next = LLVMBuildAdd(b, rb, step, "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, ""), body, exit);
@@ -385,6 +399,8 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   LLVMBasicBlockRef in_bbs[2] = {entry, latch};
   LLVMAddIncoming(rb, in_vals, in_bbs, 2);
   LLVMPositionBuilderAtEnd(b, exit);
+  if (pl->cluster > 1)
+    cx->tg->cluster_barrier(cx); /* no block leaves while others may write to it */
   LLVMBuildRetVoid(b);
   return add_meta_global(cx, diag);
 }

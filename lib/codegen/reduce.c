@@ -38,6 +38,9 @@ static LLVMValueRef tree(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *v, uns
   return v[0];
 }
 
+static LLVMValueRef block_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc);
+static LLVMValueRef cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc);
+
 LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chunks) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
@@ -56,15 +59,26 @@ LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chu
   unsigned width = pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave;
   for (unsigned m = width / 2; m >= 1; m /= 2)
     acc = sgc_combine(cx, kind, acc, cx->tg->shuffle_xor(cx, acc, m, width));
-  if (pl->waves_per_row == 1)
-    return acc;
+  if (pl->waves_per_row > 1)
+    acc = block_stage(cx, kind, acc);
+  if (pl->cluster > 1)
+    acc = cluster_stage(cx, kind, acc);
+  cx->next_slot++;
+  return acc;
+}
 
-  /* block: lane 0 of each wave stores its partial; a barrier; all read all */
+/* Block level: lane 0 of each wave stores its partial; a barrier; every
+ * thread of the row reads all of them. */
+static LLVMValueRef block_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc) {
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  LLVMValueRef vals[64];
+
   unsigned P = pl->waves_per_row;
   LLVMValueRef lane_in_wave = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->wave - 1, 0), "");
   LLVMValueRef wave_in_row =
       LLVMBuildLShr(b, cx->lane_in_row, LLVMConstInt(cx->i32, __builtin_ctz(pl->wave), 0), "");
-  unsigned slot = cx->next_slot++ % pl->smem_slots;
+  unsigned slot = cx->next_slot % pl->smem_slots;
   LLVMValueRef base = LLVMBuildAdd(
       b, LLVMConstInt(cx->i32, (unsigned long long)slot * pl->rows_per_block * P, 0),
       LLVMBuildMul(b, cx->row_in_block, LLVMConstInt(cx->i32, P, 0), ""), "red.base");
@@ -86,4 +100,36 @@ LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chu
     vals[i] = LLVMBuildLoad2(b, cx->f32, q, "");
   }
   return tree(cx, kind, vals, P);
+}
+
+/* Cluster level: the row's lane 0 stores the block's partial into slot
+ * [rank] of every block of the cluster (distributed shared memory); a cluster
+ * barrier; every thread reads the cluster's partials from its own block. */
+static LLVMValueRef cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc) {
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  LLVMValueRef vals[64];
+  unsigned C = pl->cluster, first = (pl->smem_bytes - pl->cluster_bytes) / 4;
+  unsigned slot = cx->next_slot % pl->nreductions;
+  LLVMValueRef base = LLVMBuildAdd(
+      b, LLVMConstInt(cx->i32, first + slot * pl->rows_per_block * C, 0),
+      LLVMBuildMul(b, cx->row_in_block, LLVMConstInt(cx->i32, C, 0), ""), "cluster.base");
+  LLVMValueRef is_lane0 = LLVMBuildICmp(b, LLVMIntEQ, cx->lane_in_row, LLVMConstInt(cx->i32, 0, 0), "");
+  LLVMBasicBlockRef st_bb = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "cluster.store");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "cluster.join");
+  LLVMBuildCondBr(b, is_lane0, st_bb, join);
+  LLVMPositionBuilderAtEnd(b, st_bb);
+  LLVMValueRef idx = LLVMBuildZExt(b, LLVMBuildAdd(b, base, cx->cluster_rank, ""), cx->i64, "");
+  LLVMValueRef p = LLVMBuildGEP2(b, cx->f32, cx->smem, &idx, 1, "");
+  for (unsigned r = 0; r < C; r++)
+    cx->tg->cluster_store(cx, p, LLVMConstInt(cx->i32, r, 0), acc);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+  cx->tg->cluster_barrier(cx);
+  for (unsigned i = 0; i < C; i++) {
+    LLVMValueRef j = LLVMBuildZExt(b, LLVMBuildAdd(b, base, LLVMConstInt(cx->i32, i, 0), ""),
+                                   cx->i64, "");
+    vals[i] = LLVMBuildLoad2(b, cx->f32, LLVMBuildGEP2(b, cx->f32, cx->smem, &j, 1, ""), "");
+  }
+  return tree(cx, kind, vals, C);
 }

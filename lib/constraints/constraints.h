@@ -55,6 +55,8 @@ struct sg_plan {
   unsigned threads_per_row; /* block_threads / rows_per_block */
   unsigned rows_per_wave;   /* > 1 for short rows: sub-wave reductions */
   unsigned waves_per_row;   /* > 1: a block-level (shared memory) reduction */
+  unsigned cluster;         /* workgroups sharing one row (WorkgroupConstraint(N, N / cluster)) */
+  int64_t tile_n;           /* columns of the row each workgroup holds: n / cluster */
   unsigned vec;             /* elements per vector access (vector_shapes N) */
   unsigned vec_bytes;
   unsigned chunks;          /* vector accesses per thread per row */
@@ -63,10 +65,11 @@ struct sg_plan {
   unsigned nreductions;     /* reductions in the template */
   unsigned smem_slots;      /* reduction buffers (>= 2 so iterations need no extra barrier) */
   unsigned smem_bytes;
+  unsigned cluster_bytes;   /* shared memory for the cluster-level partials */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
   unsigned min_blocks_per_sm; /* occupancy hint for the kernel attributes (0: none) */
   struct {
-    int wave, waves, rows, vec;
+    int wave, waves, rows, vec, cluster;
   } chosen;                 /* 1 where auto-configuration chose the value */
 };
 

@@ -232,6 +232,8 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
   int nslots = k == K_WAVE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
+  value tile_name; /* a tile written as a name, e.g. tile=N before dim=N */
+  tile_name.kind = V_INT;
   if (k == K_HW && c->has_hw)
     return ERR_AT(ps, line, col, "HardwareConstraint given twice (first at %s:%d:%d)",
                   c->hw_loc.file, c->hw_loc.line, c->hw_loc.col);
@@ -263,6 +265,8 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     value v;
     if ((st = parse_value(ps, &v)) || (st = apply(ps, (ckind)k, slot, &v, c, &tile)))
       return st;
+    if (k != K_HW && slot == 1 && v.kind == V_NAME)
+      tile_name = v; /* checked against the dim once both are known */
     pos++;
     if (sgl_is_punct(&ps->lx, ')'))
       break;
@@ -277,6 +281,10 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   }
   if (!seen[0] || !seen[1])
     return ERR_AT(ps, line, col, "%s needs a dim and a tile", kind_names[k]);
+  if (tile_name.kind == V_NAME && strcmp(tile_name.name, tile.dim) != 0)
+    return ERR_AT(ps, tile_name.line, tile_name.col,
+                  "%s: tile of %s must be an integer or %s itself", kind_names[k], tile.dim,
+                  tile.dim);
   set_loc(&tile.loc, ps->file, line, col);
   int *count = k == K_WORKGROUP ? &c->nworkgroup : &c->nwave;
   sgc_tile *list = k == K_WORKGROUP ? c->workgroup : c->wave;

@@ -17,6 +17,7 @@ typedef struct resolver {
   sg_plan *plan;
   sg_diag *diag;
   int row_dim, col_dim; /* template dim indices of M (rows) and N (the reduced dim) */
+  sg_status diag_status; /* set by helpers that report through the resolver */
 } resolver;
 
 #define REJECT(...) sg_diag_set(r->diag, SG_ERR_CONSTRAINT, __VA_ARGS__)
@@ -114,6 +115,53 @@ static unsigned choose_block_threads(unsigned threads_per_row, unsigned wave) {
   return b < wave ? wave : b;
 }
 
+/* Workgroups per row (a thread-block cluster): WorkgroupConstraint(N, tile)
+ * with tile < N asks for N / tile; otherwise auto-configuration takes the
+ * fewest that keep a thread's share of the row within AUTO_ELEMS_PER_THREAD
+ * (rows longer than one block's registers). Sets pl->cluster and pl->tile_n. */
+#define AUTO_ELEMS_PER_THREAD 32
+static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_tile *wg_m,
+                                 int64_t n, uint64_t vectors) {
+  sg_plan *pl = r->plan;
+  const sg_target_info *tg = pl->target;
+  const char *N = r->t->dims[r->col_dim];
+  int can = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch);
+  pl->cluster = 1;
+  if (wg_n && wg_n->tile != SGC_FULL && wg_n->tile != n) {
+    int64_t tile = wg_n->tile, count = n / tile;
+    if (tile > n || n % tile)
+      r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): the tile does not "
+                                 "divide the row (%s = %lld)", N, (long long)tile, N, (long long)n);
+    else if (!can)
+      r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): splitting a row over "
+                                 "%lld workgroups needs thread-block clusters, which %s %s lacks "
+                                 "(NVIDIA sm_90 and later have them)", N, (long long)tile,
+                                 (long long)count, tg->name, pl->arch);
+    else if (!is_pow2((uint64_t)count) || (uint64_t)count > tg->max_cluster)
+      r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): %lld workgroups per "
+                                 "row; a cluster must be a power of two up to %u", N,
+                                 (long long)tile, (long long)count, tg->max_cluster);
+    else if (tile % pl->vec)
+      r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u "
+                                 "elements does not divide the tile", N, (long long)tile, pl->vec);
+    pl->cluster = (unsigned)count;
+  } else if (!wg_n && can) {
+    const sg_constraints *c = r->c;
+    uint64_t threads = tg->max_block_threads, rows = wg_m ? (uint64_t)wg_m->tile : 1;
+    if (c->waves_per_block[0])
+      threads = (uint64_t)c->waves_per_block[0] * c->waves_per_block[1] *
+                c->waves_per_block[2] * (c->threads_per_wave ? c->threads_per_wave : 32);
+    threads = pow2_floor(threads / rows ? threads / rows : 1);
+    while (pl->cluster < tg->max_cluster &&
+           vectors / pl->cluster * pl->vec > threads * AUTO_ELEMS_PER_THREAD &&
+           (vectors / pl->cluster) % 2 == 0)
+      pl->cluster *= 2;
+    pl->chosen.cluster = 1;
+  }
+  pl->tile_n = n / pl->cluster;
+  return r;
+}
+
 static sg_status resolve_shape(resolver *r) {
   const sg_constraints *c = r->c;
   const sg_target_info *tg = r->plan->target;
@@ -170,13 +218,10 @@ static sg_status resolve_shape(resolver *r) {
   if (wg_m && wg_m->grid_axis != 0)
     return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid "
                      "over row blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
-  if (wg_n && wg_n->tile != SGC_FULL && wg_n->tile != n)
-    return REJECT_AT(wg_n->loc,
-                     "WorkgroupConstraint(%s, %lld): splitting a row of %lld over %lld "
-                     "workgroups needs cluster reductions, which this softgen does not have; "
-                     "use WorkgroupConstraint(%s, %s)",
-                     N, (long long)wg_n->tile, (long long)n,
-                     (long long)((n + wg_n->tile - 1) / wg_n->tile), N, N);
+  if ((r = resolve_cluster(r, wg_n, wg_m, n, vectors))->diag_status)
+    return r->diag_status;
+  n = pl->tile_n; /* from here on: the columns one workgroup holds */
+  vectors = (uint64_t)n / pl->vec;
 
   /* threads per row T, from whichever constraints fix it */
   unsigned waves = 0, rows = wg_m ? (unsigned)wg_m->tile : 0, T = 0;
@@ -230,12 +275,20 @@ static sg_status resolve_shape(resolver *r) {
   }
   if (!T) { /* auto: prefer choose_threads_per_row, within what is given */
     unsigned cap = tg->max_block_threads;
-    if (waves)
+    if (waves) { /* T must divide the block: its largest power-of-two divisor */
       cap = waves * pl->wave / (rows ? rows : 1);
-    else if (rows)
+      cap &= ~cap + 1;
+      t_from = rows ? "HardwareConstraint and WorkgroupConstraint" : "HardwareConstraint";
+    } else if (rows) {
       cap = tg->max_block_threads / rows;
-    if (wv_n) /* WaveConstraint(N, N): a row within one wave */
-      cap = cap < pl->wave ? cap : pl->wave;
+      t_from = "WorkgroupConstraint(M)";
+    }
+    if (wv_n && pl->wave < cap) { /* WaveConstraint(N, N): a row within one wave */
+      cap = pl->wave;
+      t_from = "WaveConstraint(N, N)";
+    }
+    if (cap >= tg->max_block_threads)
+      t_from = NULL; /* nothing given limits the threads per row */
     T = choose_threads_per_row(vectors, pow2_floor(cap));
     if (rows && !waves && rows * T < pl->wave && pl->wave % rows == 0)
       T = pl->wave / rows; /* fill at least one wave with the given rows */
@@ -265,6 +318,10 @@ static sg_status resolve_shape(resolver *r) {
   }
   pl->waves_per_block = waves;
   pl->block_threads = waves * pl->wave;
+  if (pl->block_threads % T && !pl->chosen.waves)
+    return REJECT_AT(c->hw_loc, "threads per row (%u, from %s) do not divide the block's %u "
+                     "threads (%u waves, from HardwareConstraint)", T,
+                     t_from ? t_from : "auto-configuration", pl->block_threads, waves);
   if (pl->block_threads % T)
     return REJECT("threads per row (%u, from %s) do not divide the block's %u threads", T,
                   t_from ? t_from : "auto-configuration", pl->block_threads);
@@ -280,11 +337,17 @@ static sg_status resolve_shape(resolver *r) {
   pl->chunks = (unsigned)(((uint64_t)n + per_pass - 1) / per_pass);
   pl->elems_per_thread = pl->chunks * pl->vec;
   pl->masked = (uint64_t)n % per_pass != 0;
+  if (pl->elems_per_thread > tg->max_elems_per_thread && T >= tg->max_block_threads)
+    return REJECT("a row of %lld needs %u values per thread even with %u threads per row (a "
+                  "whole block), over the register budget of %u on %s: rows this long need "
+                  "cluster reductions, which this softgen does not have",
+                  (long long)n, pl->elems_per_thread, T, tg->max_elems_per_thread, tg->name);
   if (pl->elems_per_thread > tg->max_elems_per_thread)
-    return REJECT("a row of %lld needs %u values per thread with %u threads per row, over the "
-                  "register budget of %u on %s: give more threads per row (up to %u a block)",
-                  (long long)n, pl->elems_per_thread, T, tg->max_elems_per_thread, tg->name,
-                  tg->max_block_threads);
+    return REJECT("a row of %lld needs %u values per thread with %u threads per row (from %s), "
+                  "over the register budget of %u on %s: allow more threads per row (up to %u "
+                  "a block)",
+                  (long long)n, pl->elems_per_thread, T, t_from ? t_from : "auto-configuration",
+                  tg->max_elems_per_thread, tg->name, tg->max_block_threads);
   return SG_OK;
 }
 
@@ -294,7 +357,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   if (!t || !p || !out)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_plan_resolve: null argument");
   *out = NULL;
-  resolver rs = {t, c ? c : &none, p, NULL, diag, -1, -1}, *r = &rs;
+  resolver rs = {t, c ? c : &none, p, NULL, diag, -1, -1, SG_OK}, *r = &rs;
   const char *tname = p->target ? p->target : "nvptx";
   const sg_target_info *tg = sg_target_lookup(tname);
   if (!tg)
@@ -339,6 +402,8 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     pl->nreductions += (unsigned)sgt_opcode_is_reduction(t->ops[i].code);
   pl->smem_slots = pl->waves_per_row > 1 ? pl->nreductions : 0;
   pl->smem_bytes = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 4;
+  pl->cluster_bytes = pl->cluster > 1 ? pl->nreductions * pl->rows_per_block * pl->cluster * 4 : 0;
+  pl->smem_bytes += pl->cluster_bytes;
   if (pl->smem_bytes > tg->max_static_smem) {
     unsigned need = pl->smem_bytes;
     free(pl);
@@ -360,6 +425,8 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  target            %s %s (%s)\n", pl->target->name, pl->arch, pl->target->triple);
   fprintf(f, "  dtype             %s, accumulate f32\n", sg_dtype_name(pl->dtype));
   fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
+  fprintf(f, "  cluster           %u workgroups per row, %lld columns each%s\n", pl->cluster,
+          (long long)pl->tile_n, a[pl->chosen.cluster]);
   fprintf(f, "  threads_per_wave  %u%s\n", pl->wave, a[pl->chosen.wave]);
   fprintf(f, "  waves_per_block   %u%s\n", pl->waves_per_block, a[pl->chosen.waves]);
   fprintf(f, "  block_threads     %u\n", pl->block_threads);
@@ -377,8 +444,19 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
           pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
   if (pl->waves_per_row > 1)
     fprintf(f, " -> block (%u partials in shared memory, 1 barrier each)", pl->waves_per_row);
-  fprintf(f, "\n  shared_memory     %u bytes (%u buffers x %u rows x %u partials x 4 B)\n",
-          pl->smem_bytes, pl->smem_slots, pl->rows_per_block, pl->waves_per_row);
-  fprintf(f, "  grid              x = ceil(M / %u) blocks (capped at 2^31-1), grid-stride loop\n",
-          pl->rows_per_block);
+  if (pl->cluster > 1)
+    fprintf(f, " -> cluster (%u partials in distributed shared memory, 1 cluster barrier each)",
+            pl->cluster);
+  fprintf(f, "\n  shared_memory     %u bytes (%u buffers x %u rows x %u partials x 4 B", pl->smem_bytes,
+          pl->smem_slots, pl->rows_per_block, pl->waves_per_row);
+  if (pl->cluster > 1)
+    fprintf(f, " + %u x %u rows x %u cluster partials x 4 B", pl->nreductions, pl->rows_per_block,
+            pl->cluster);
+  fprintf(f, ")\n");
+  if (pl->cluster > 1)
+    fprintf(f, "  grid              x = %u x ceil(M / %u) blocks in clusters of %u, grid-stride "
+            "loop over clusters\n", pl->cluster, pl->rows_per_block, pl->cluster);
+  else
+    fprintf(f, "  grid              x = ceil(M / %u) blocks (capped at 2^31-1), grid-stride loop\n",
+            pl->rows_per_block);
 }

@@ -57,10 +57,35 @@ static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v) {
 }
 
 static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
-  char n[16];
+  char n[32];
   snprintf(n, sizeof n, "%u", cx->plan->block_threads);
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(cx->ctx, "nvvm.maxntid", 12, n, (unsigned)strlen(n)));
+  if (cx->plan->cluster > 1) { /* .reqnctapercluster C, 1, 1 */
+    snprintf(n, sizeof n, "%u,1,1", cx->plan->cluster);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cx->ctx, "nvvm.cluster_dim", 16, n, (unsigned)strlen(n)));
+  }
+}
+
+static int cluster_ok(const char *arch) {
+  return strcmp(arch, "sm_90") >= 0 && strlen(arch) >= 5; /* sm_90, sm_90a, sm_100 */
+}
+static LLVMValueRef cluster_rank(sgc_ctx *cx) {
+  return sreg(cx, "llvm.nvvm.read.ptx.sreg.cluster.ctarank");
+}
+static LLVMValueRef cluster_id(sgc_ctx *cx) { return sreg(cx, "llvm.nvvm.read.ptx.sreg.clusterid.x"); }
+static LLVMValueRef cluster_count(sgc_ctx *cx) {
+  return sreg(cx, "llvm.nvvm.read.ptx.sreg.nclusterid.x");
+}
+static void cluster_barrier(sgc_ctx *cx) { /* arrive has .release, wait .acquire semantics */
+  sgc_intrinsic(cx, "llvm.nvvm.barrier.cluster.arrive.aligned", NULL, NULL, 0);
+  sgc_intrinsic(cx, "llvm.nvvm.barrier.cluster.wait.aligned", NULL, NULL, 0);
+}
+static void cluster_store(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v) {
+  LLVMValueRef args[2] = {local, rank};
+  LLVMValueRef remote = sgc_intrinsic(cx, "llvm.nvvm.mapa.shared.cluster", NULL, args, 2);
+  LLVMBuildStore(cx->b, v, remote);
 }
 
 /* PTX -> cubin through ptxas. */
@@ -107,5 +132,12 @@ const sg_target_info sg_target_nvptx = {
     .shuffle_xor = shuffle_xor,
     .barrier = barrier,
     .exp2 = exp2_fast,
+    .max_cluster = 8,
+    .cluster_ok = cluster_ok,
+    .cluster_rank = cluster_rank,
+    .cluster_id = cluster_id,
+    .cluster_count = cluster_count,
+    .cluster_barrier = cluster_barrier,
+    .cluster_store = cluster_store,
     .assemble = assemble,
 };

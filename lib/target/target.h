@@ -52,6 +52,18 @@ typedef struct sg_target_info {
 
   /* 1: assemble() receives the backend's object file instead of its assembly. */
   int assemble_from_object;
+  /* Thread-block clusters (NULL hooks: the target has none). max_cluster is
+   * the largest cluster the target launches portably; cluster_ok says whether
+   * arch has clusters at all. */
+  unsigned max_cluster;
+  int (*cluster_ok)(const char *arch);
+  LLVMValueRef (*cluster_rank)(struct sgc_ctx *cx);  /* rank of this block in its cluster */
+  LLVMValueRef (*cluster_id)(struct sgc_ctx *cx);    /* index of the cluster in the grid */
+  LLVMValueRef (*cluster_count)(struct sgc_ctx *cx); /* clusters in the grid */
+  void (*cluster_barrier)(struct sgc_ctx *cx);       /* all threads of the cluster; release/acquire */
+  /* Stores v at `local` (a shared-memory address) in the block of rank `rank`. */
+  void (*cluster_store)(struct sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v);
+
   /* Turns the target's assembly (asm_ext) into a code object (object_ext).
    * SG_ERR_TOOL with a clear reason when the tool is missing or fails. */
   sg_status (*assemble)(const struct sg_plan *plan, const sg_buffer *assembly,
