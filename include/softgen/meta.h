@@ -27,8 +27,11 @@
  *
  * The kernel's parameters are the "arg" lines in order: "tensor T" is the base
  * pointer of tensor T, "rows" is M (i64), "stride T" is T's row stride in
- * elements (i64). The grid is 1-D; the kernel strides over row blocks, so any
- * grid size from 1 to ceil(M / rows_per_block) computes every row.
+ * elements (i64). The grid is 1-D, in clusters of `cluster` blocks that share
+ * each row block; the kernel strides over row blocks, so any multiple of
+ * `cluster` from `cluster` to ceil(M / rows_per_block) * cluster computes every
+ * row. "persistent 1" (optional) asks for no more blocks than stay resident:
+ * such a kernel prefetches its next row block while computing the current.
  *
  * This header and lib/meta need only libc: the runtime uses them without LLVM. */
 #ifndef SOFTGEN_META_H
@@ -86,6 +89,7 @@ typedef struct sg_meta {
   unsigned smem;         /* static shared memory bytes */
   unsigned cluster;      /* blocks per cluster along x (1 = no cluster) */
   unsigned vector_bytes; /* alignment each tensor base and row stride needs */
+  unsigned persistent;   /* 1: launch at most as many blocks as stay resident */
   int ntensors;
   sg_meta_tensor tensors[SG_META_MAX_TENSORS];
   int nargs;

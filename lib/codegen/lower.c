@@ -30,6 +30,7 @@ typedef struct row_state {
   LLVMValueRef *col, *col_valid;   /* per chunk: i64 column, i1 (NULL when always valid) */
   LLVMValueRef rows_arg;           /* M */
   LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
+  LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
 } row_state;
 
 static LLVMTypeRef elem_type(sgc_ctx *cx, int tensor) {
@@ -69,19 +70,31 @@ static LLVMValueRef element_ptr(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef
   return LLVMBuildGEP2(cx->b, elem_type(cx, ti), rs->tensor_ptr[ti], &off, 1, "");
 }
 
-static void lower_read(sgc_ctx *cx, row_state *rs, const sgt_op *op, lval *out) {
+/* Loads the vectors of read op `op` for row `row` (clamped: always in bounds)
+ * in the tensor's own type; columns past N load column 0 instead. */
+static void load_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef row,
+                     LLVMValueRef *raw) {
   const sg_plan *pl = cx->plan;
   LLVMTypeRef et = elem_type(cx, op->tensor);
   LLVMTypeRef vt = LLVMVectorType(et, pl->vec);
   unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
-  LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
   for (unsigned c = 0; c < pl->chunks; c++) {
     LLVMValueRef col = rs->col[c];
     if (rs->col_valid[c])
       col = LLVMBuildSelect(cx->b, rs->col_valid[c], col, LLVMConstInt(cx->i64, 0, 0), "col.clamped");
-    LLVMValueRef p = element_ptr(cx, rs, op->tensor, rs->row_clamped, col);
-    LLVMValueRef v = LLVMBuildLoad2(cx->b, vt, p, "x");
-    LLVMSetAlignment(v, align);
+    raw[c] = LLVMBuildLoad2(cx->b, vt, element_ptr(cx, rs, op->tensor, row, col), "x");
+    LLVMSetAlignment(raw[c], align);
+  }
+}
+
+/* The read's value: raw vectors widened to f32, -inf past N and past M. */
+static void lower_read(sgc_ctx *cx, row_state *rs, const sgt_op *op, lval *out) {
+  const sg_plan *pl = cx->plan;
+  LLVMTypeRef et = elem_type(cx, op->tensor);
+  LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
+  LLVMValueRef *raw = rs->raw[op - cx->t->ops];
+  for (unsigned c = 0; c < pl->chunks; c++) {
+    LLVMValueRef v = raw[c];
     if (et != cx->f32)
       v = LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
     if (rs->col_valid[c])
@@ -160,9 +173,9 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
   }
 }
 
-/* Lowers op i into vals[i]. Two patterns take the cheaper form the row layout
- * allows: exp(a - broadcast(s)) as exp2(a * log2e - s * log2e) (one fma per
- * element), and a / broadcast(s) as a * (1 / s) (one division per row). */
+/* Lowers op i into vals[i]. a / broadcast(s) becomes a * (1 / s): one
+ * division per row. (exp(a - s) stays exp2((a - s) * log2e): folding it into
+ * fma(a, log2e, -s * log2e) overflows when s * log2e exceeds the f32 range.) */
 static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, int i) {
   const sg_plan *pl = cx->plan;
   const sgt_op *op = &ops[i];
@@ -201,20 +214,11 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
     out->scalar = elementwise(cx, op->code, a->scalar, bv ? bv->scalar : NULL);
     return;
   }
-  LLVMValueRef s = NULL, fused_bias = NULL, recip = NULL;
-  if (op->code == SGT_EXP && ops[op->operands[0]].code == SGT_SUB &&
-      (s = broadcast_source(ops, vals, ops[op->operands[0]].operands[1]))) {
-    LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
-    fused_bias = splat(cx, LLVMBuildFNeg(cx->b, LLVMBuildFMul(cx->b, s, log2e, ""), ""));
-  } else if (op->code == SGT_DIV && (s = broadcast_source(ops, vals, op->operands[1]))) {
+  LLVMValueRef s = NULL, recip = NULL;
+  if (op->code == SGT_DIV && (s = broadcast_source(ops, vals, op->operands[1])))
     recip = splat(cx, LLVMBuildFDiv(cx->b, LLVMConstReal(cx->f32, 1.0), s, "recip"));
-  }
   for (unsigned c = 0; c < pl->chunks; c++) {
-    if (fused_bias) {
-      const lval *x = &vals[ops[op->operands[0]].operands[0]];
-      LLVMValueRef args[3] = {x->chunks[c], splat(cx, LLVMConstReal(cx->f32, M_LOG2E)), fused_bias};
-      out->chunks[c] = cx->tg->exp2(cx, sgc_intrinsic(cx, "llvm.fma", LLVMTypeOf(args[0]), args, 3));
-    } else if (recip) {
+    if (recip) {
       out->chunks[c] = LLVMBuildFMul(cx->b, a->chunks[c], recip, "");
     } else {
       out->chunks[c] = elementwise(cx, op->code, a->chunks[c], bv ? bv->chunks[c] : NULL);
@@ -236,6 +240,7 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
   m->smem = pl->smem_bytes;
   m->cluster = pl->cluster;
   m->vector_bytes = pl->vec_bytes;
+  m->persistent = (unsigned)pl->prefetch;
   m->ntensors = t->ntensors;
   for (int i = 0; i < t->ntensors; i++) {
     snprintf(m->tensors[i].name, sizeof m->tensors[i].name, "%s", t->tensors[i].name);
@@ -369,19 +374,62 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   if (pl->cluster > 1)
     cx->tg->cluster_barrier(cx); /* every block of the cluster runs before any remote store */
   LLVMValueRef m1 = LLVMBuildSub(b, rs.rows_arg, LLVMConstInt(cx->i64, 1, 0), "");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), body, exit);
+  LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "prefetch.first");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), pl->prefetch ? pre : body, exit);
+
+  /* raw loads: with prefetch, row block rb+step is loaded while rb computes */
+  unsigned nreads = 0;
+  int read_ops[SGT_MAX_OPS];
+  for (int i = 0; i < t->nops; i++)
+    if (t->ops[i].code == SGT_READ)
+      read_ops[nreads++] = i;
+  LLVMValueRef *raw_store = calloc((size_t)3 * t->nops * pl->chunks + 1, sizeof *raw_store);
+  LLVMValueRef *store = calloc((size_t)t->nops * pl->chunks + 1, sizeof *store);
+  if (!raw_store || !store) {
+    free(raw_store);
+    free(store);
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  }
+  LLVMValueRef *raw_first = raw_store, *raw_next = raw_store + (size_t)t->nops * pl->chunks;
+  LLVMValueRef *raw_cur = raw_store + (size_t)2 * t->nops * pl->chunks;
+  LLVMValueRef row_in = NULL;
+  if (pl->prefetch) {
+    LLVMPositionBuilderAtEnd(b, pre);
+    row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
+    LLVMValueRef row = LLVMBuildAdd(b, LLVMBuildMul(b, first, R, ""), row_in, "");
+    LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
+    for (unsigned r = 0; r < nreads; r++)
+      load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_first + r * pl->chunks);
+    LLVMBuildBr(b, body);
+  } else {
+    LLVMDeleteBasicBlock(pre);
+  }
 
   LLVMPositionBuilderAtEnd(b, body);
   LLVMValueRef rb = LLVMBuildPhi(b, cx->i64, "row.block");
-  LLVMValueRef row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
+  for (unsigned r = 0; pl->prefetch && r < nreads; r++)
+    for (unsigned c = 0; c < pl->chunks; c++)
+      raw_cur[r * pl->chunks + c] = LLVMBuildPhi(b, LLVMTypeOf(raw_first[r * pl->chunks + c]), "x.cur");
+  row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
   rs.row = LLVMBuildAdd(b, LLVMBuildMul(b, rb, R, ""), row_in, "row");
   rs.row_valid = LLVMBuildICmp(b, LLVMIntSLT, rs.row, rs.rows_arg, "row.ok");
   rs.row_clamped = pl->rows_per_block > 1 ? LLVMBuildSelect(b, rs.row_valid, rs.row, m1, "") : rs.row;
+  LLVMValueRef next = LLVMBuildAdd(b, rb, step, "next.block");
+  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, "more");
+  if (pl->prefetch) { /* the next row block (this one again on the last trip) */
+    LLVMValueRef nb = LLVMBuildSelect(b, more, next, rb, "");
+    LLVMValueRef row = LLVMBuildAdd(b, LLVMBuildMul(b, nb, R, ""), row_in, "");
+    LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
+    for (unsigned r = 0; r < nreads; r++)
+      load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
+  } else {
+    for (unsigned r = 0; r < nreads; r++)
+      load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);
+  }
+  for (unsigned r = 0; r < nreads; r++)
+    rs.raw[read_ops[r]] = raw_cur + r * pl->chunks;
 
   lval vals[SGT_MAX_OPS];
-  LLVMValueRef *store = calloc((size_t)t->nops * pl->chunks, sizeof *store);
-  if (!store)
-    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   cx->next_slot = 0;
   for (int i = 0; i < t->nops; i++) {
     vals[i].chunks = store + (size_t)i * pl->chunks;
@@ -392,12 +440,16 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     cx->tg->barrier(cx); /* one buffer: the next iteration must not overwrite it early */
   if (pl->cluster > 1 && pl->nreductions == 1)
     cx->tg->cluster_barrier(cx);
-  LLVMValueRef next = LLVMBuildAdd(b, rb, step, "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, ""), body, exit);
+  LLVMBuildCondBr(b, more, body, exit);
   LLVMValueRef in_vals[2] = {first, next};
-  LLVMBasicBlockRef in_bbs[2] = {entry, latch};
+  LLVMBasicBlockRef in_bbs[2] = {pl->prefetch ? pre : entry, latch};
   LLVMAddIncoming(rb, in_vals, in_bbs, 2);
+  for (unsigned k = 0; pl->prefetch && k < nreads * pl->chunks; k++) {
+    LLVMValueRef v[2] = {raw_first[k], raw_next[k]};
+    LLVMAddIncoming(raw_cur[k], v, in_bbs, 2);
+  }
+  free(raw_store);
   LLVMPositionBuilderAtEnd(b, exit);
   if (pl->cluster > 1)
     cx->tg->cluster_barrier(cx); /* no block leaves while others may write to it */

@@ -36,6 +36,8 @@ struct sg_constraints {
   sgc_tile workgroup[SGC_MAX_DIMS];
   int nwave;
   sgc_tile wave[SGC_MAX_DIMS];
+  unsigned rows_in_flight; /* PipelineConstraint: 0 not given, 1 or 2 */
+  sgc_loc pipeline_loc;
 };
 
 /* The resolved plan: every number the kernel is built from. Fields marked
@@ -68,8 +70,9 @@ struct sg_plan {
   unsigned cluster_bytes;   /* shared memory for the cluster-level partials */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
   unsigned min_blocks_per_sm; /* occupancy hint for the kernel attributes (0: none) */
+  int prefetch;             /* 1: load row block i+1 while computing i (persistent grid) */
   struct {
-    int wave, waves, rows, vec, cluster;
+    int wave, waves, rows, vec, cluster, prefetch;
   } chosen;                 /* 1 where auto-configuration chose the value */
 };
 

@@ -3,11 +3,13 @@
  *   file       := { constraint }
  *   constraint := KIND '(' [ arg { ',' arg } ] ')'
  *   KIND       := 'HardwareConstraint' | 'WorkgroupConstraint' | 'WaveConstraint'
+ *               | 'PipelineConstraint'
  *   arg        := [ NAME '=' ] value
  *   value      := INT | NAME | '(' INT { ',' INT } ')' | '{' NAME ':' (INT|NAME) { ',' ... } '}'
  * Positional order is Wave's: HardwareConstraint(threads_per_wave,
  * waves_per_block, vector_shapes), WorkgroupConstraint(dim, tile, grid_axis),
- * WaveConstraint(dim, tile). A tile written as a dim name means the whole dim. */
+ * WaveConstraint(dim, tile), and softgen's own PipelineConstraint(rows_in_flight).
+ * A tile written as a dim name means the whole dim. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,13 +134,14 @@ static sg_status parse_value(cparser *ps, value *v) {
   return unexpected(ps, "a value (integer, name, tuple or {map})");
 }
 
-typedef enum { K_HW, K_WORKGROUP, K_WAVE } ckind;
-static const char *const kind_names[] = {"HardwareConstraint", "WorkgroupConstraint",
-                                         "WaveConstraint"};
-static const char *const params[3][3] = {
+typedef enum { K_HW, K_WORKGROUP, K_WAVE, K_PIPELINE, K_COUNT } ckind;
+static const char *const kind_names[K_COUNT] = {"HardwareConstraint", "WorkgroupConstraint",
+                                                "WaveConstraint", "PipelineConstraint"};
+static const char *const params[K_COUNT][3] = {
     {"threads_per_wave", "waves_per_block", "vector_shapes"},
     {"dim", "tile", "grid_axis"},
-    {"dim", "tile", NULL}};
+    {"dim", "tile", NULL},
+    {"rows_in_flight", NULL, NULL}};
 
 static void set_loc(sgc_loc *loc, const char *file, int line, int col) {
   snprintf(loc->file, sizeof loc->file, "%s", file);
@@ -153,6 +156,14 @@ static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constr
 #define WANT(kd, what)                                                                   \
   if (v->kind != kd)                                                                     \
     return ERR_AT(ps, v->line, v->col, "%s: %s must be %s", kind_names[k], pname, what);
+  if (k == K_PIPELINE) {
+    WANT(V_INT, "1 or 2");
+    if (v->i < 1 || v->i > 2)
+      return ERR_AT(ps, v->line, v->col, "PipelineConstraint: rows_in_flight must be 1 (no "
+                    "prefetch) or 2 (prefetch the next row block)");
+    c->rows_in_flight = (unsigned)v->i;
+    return SG_OK;
+  }
   if (k == K_HW) {
     if (slot == 0) {
       WANT(V_INT, "an integer");
@@ -218,25 +229,28 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   if (st)
     return st;
   int k = -1;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < K_COUNT; i++)
     if (strcmp(kname, kind_names[i]) == 0)
       k = i;
   if (k < 0)
     return ERR_AT(ps, line, col,
-                  "unknown constraint '%s' (expected HardwareConstraint, WorkgroupConstraint "
-                  "or WaveConstraint)",
+                  "unknown constraint '%s' (expected HardwareConstraint, WorkgroupConstraint, "
+                  "WaveConstraint or PipelineConstraint)",
                   kname);
   if ((st = expect(ps, '(')))
     return st;
   sgc_tile tile;
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
-  int nslots = k == K_WAVE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
+  int nslots = k == K_PIPELINE ? 1 : k == K_WAVE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
   value tile_name; /* a tile written as a name, e.g. tile=N before dim=N */
   tile_name.kind = V_INT;
   if (k == K_HW && c->has_hw)
     return ERR_AT(ps, line, col, "HardwareConstraint given twice (first at %s:%d:%d)",
                   c->hw_loc.file, c->hw_loc.line, c->hw_loc.col);
+  if (k == K_PIPELINE && c->rows_in_flight)
+    return ERR_AT(ps, line, col, "PipelineConstraint given twice (first at %s:%d:%d)",
+                  c->pipeline_loc.file, c->pipeline_loc.line, c->pipeline_loc.col);
   while (!sgl_is_punct(&ps->lx, ')')) {
     int slot = pos;
     int al = ps->lx.tok.line, ac = ps->lx.tok.col;
@@ -277,6 +291,12 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   if (k == K_HW) {
     c->has_hw = 1;
     set_loc(&c->hw_loc, ps->file, line, col);
+    return SG_OK;
+  }
+  if (k == K_PIPELINE) {
+    if (!seen[0])
+      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight");
+    set_loc(&c->pipeline_loc, ps->file, line, col);
     return SG_OK;
   }
   if (!seen[0] || !seen[1])

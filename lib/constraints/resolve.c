@@ -101,11 +101,26 @@ static sg_status check_dims_known(resolver *r, const sgc_tile *list, int n, cons
   return SG_OK;
 }
 
-/* softgen's auto-configuration: the threads per row a row of n elements gets
- * when no constraint fixes it. Aim for 4 vector accesses per thread (enough
- * loads in flight, few registers), a power of two, at most a full block. */
-static unsigned choose_threads_per_row(uint64_t vectors, unsigned max_threads) {
-  unsigned t = pow2_floor(vectors / 4 ? vectors / 4 : 1);
+/* softgen's auto-configuration: the threads per row a row of `vectors`
+ * vector accesses of `vec_bytes` gets when no constraint fixes it (measured on
+ * an H200, tools/bench/README.md):
+ *  - short rows (at most 512 bytes): one access per thread, so that a wave
+ *    holds several rows and every thread has its 16 bytes in flight;
+ *  - otherwise 4 accesses per thread (enough loads in flight, few registers),
+ *    a power of two; a row that would need a 1024-thread block takes 512
+ *    threads of 8 accesses instead when that stays within AUTO_ELEMS_PER_THREAD
+ *    (one 1024-thread block a multiprocessor overlaps its phases poorly). */
+#define AUTO_ELEMS_PER_THREAD 32
+static unsigned choose_threads_per_row(uint64_t vectors, unsigned vec, unsigned vec_bytes,
+                                       unsigned max_threads) {
+  unsigned t;
+  if (vectors * vec_bytes <= 512)
+    t = pow2_floor(vectors);
+  else {
+    t = pow2_floor(vectors / 4 ? vectors / 4 : 1);
+    if (t >= 1024 && vectors / 512 * vec <= AUTO_ELEMS_PER_THREAD)
+      t = 512;
+  }
   return t > max_threads ? max_threads : t;
 }
 /* ... and the block size: at least 256 threads (8 waves of 32) so that short
@@ -119,7 +134,6 @@ static unsigned choose_block_threads(unsigned threads_per_row, unsigned wave) {
  * with tile < N asks for N / tile; otherwise auto-configuration takes the
  * fewest that keep a thread's share of the row within AUTO_ELEMS_PER_THREAD
  * (rows longer than one block's registers). Sets pl->cluster and pl->tile_n. */
-#define AUTO_ELEMS_PER_THREAD 32
 static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_tile *wg_m,
                                  int64_t n, uint64_t vectors) {
   sg_plan *pl = r->plan;
@@ -152,10 +166,14 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
       threads = (uint64_t)c->waves_per_block[0] * c->waves_per_block[1] *
                 c->waves_per_block[2] * (c->threads_per_wave ? c->threads_per_wave : 32);
     threads = pow2_floor(threads / rows ? threads / rows : 1);
-    while (pl->cluster < tg->max_cluster &&
-           vectors / pl->cluster * pl->vec > threads * AUTO_ELEMS_PER_THREAD &&
-           (vectors / pl->cluster) % 2 == 0)
-      pl->cluster *= 2;
+    /* a row too long for one block: split it until a block of 256 threads
+     * (or the most the largest cluster allows) holds its share, as measured
+     * fastest; smaller blocks keep several resident per multiprocessor */
+    uint64_t fit = (threads < 256 ? threads : 256) * AUTO_ELEMS_PER_THREAD;
+    if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
+      while (pl->cluster < tg->max_cluster && vectors / pl->cluster * pl->vec > fit &&
+             (vectors / pl->cluster) % 2 == 0)
+        pl->cluster *= 2;
     pl->chosen.cluster = 1;
   }
   pl->tile_n = n / pl->cluster;
@@ -289,7 +307,7 @@ static sg_status resolve_shape(resolver *r) {
     }
     if (cap >= tg->max_block_threads)
       t_from = NULL; /* nothing given limits the threads per row */
-    T = choose_threads_per_row(vectors, pow2_floor(cap));
+    T = choose_threads_per_row(vectors, pl->vec, pl->vec_bytes, pow2_floor(cap));
     if (rows && !waves && rows * T < pl->wave && pl->wave % rows == 0)
       T = pl->wave / rows; /* fill at least one wave with the given rows */
     if (wv_m && wv_m->tile == 1 && T < pl->wave)
@@ -337,18 +355,57 @@ static sg_status resolve_shape(resolver *r) {
   pl->chunks = (unsigned)(((uint64_t)n + per_pass - 1) / per_pass);
   pl->elems_per_thread = pl->chunks * pl->vec;
   pl->masked = (uint64_t)n % per_pass != 0;
-  if (pl->elems_per_thread > tg->max_elems_per_thread && T >= tg->max_block_threads)
-    return REJECT("a row of %lld needs %u values per thread even with %u threads per row (a "
-                  "whole block), over the register budget of %u on %s: rows this long need "
-                  "cluster reductions, which this softgen does not have",
-                  (long long)n, pl->elems_per_thread, T, tg->max_elems_per_thread, tg->name);
-  if (pl->elems_per_thread > tg->max_elems_per_thread)
-    return REJECT("a row of %lld needs %u values per thread with %u threads per row (from %s), "
-                  "over the register budget of %u on %s: allow more threads per row (up to %u "
-                  "a block)",
-                  (long long)n, pl->elems_per_thread, T, t_from ? t_from : "auto-configuration",
-                  tg->max_elems_per_thread, tg->name, tg->max_block_threads);
+  if (pl->elems_per_thread > tg->max_elems_per_thread) {
+    char row[128]; /* n is the columns of one workgroup here, not the row */
+    if (pl->cluster > 1)
+      snprintf(row, sizeof row, "a row of %lld split over %u workgroups (%lld columns each)",
+               (long long)r->p->n, pl->cluster, (long long)n);
+    else
+      snprintf(row, sizeof row, "a row of %lld", (long long)n);
+    int can = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch);
+    if (T < tg->max_block_threads)
+      return REJECT("%s needs %u values per thread with %u threads per row (from %s), over the "
+                    "register budget of %u on %s: allow more threads per row (up to %u a block)",
+                    row, pl->elems_per_thread, T, t_from ? t_from : "auto-configuration",
+                    tg->max_elems_per_thread, tg->name, tg->max_block_threads);
+    if (!can)
+      return REJECT("%s needs %u values per thread even with %u threads per row (a whole block), "
+                    "over the register budget of %u on %s: rows this long need thread-block "
+                    "clusters, which %s %s lacks", row, pl->elems_per_thread, T,
+                    tg->max_elems_per_thread, tg->name, tg->name, pl->arch);
+    return REJECT("%s needs %u values per thread even with %u threads per row (a whole block), "
+                  "over the register budget of %u on %s: %s (a cluster has at most %u)", row,
+                  pl->elems_per_thread, T, tg->max_elems_per_thread, tg->name,
+                  pl->cluster < tg->max_cluster ? "split the row over more workgroups"
+                                                : "the row is too long even for the largest cluster",
+                  tg->max_cluster);
+  }
   return SG_OK;
+}
+
+/* PipelineConstraint(rows_in_flight) when given; otherwise, when AUTO_PREFETCH
+ * is on, prefetch the next row block (a persistent grid) when the loaded copy
+ * fits beside the row's f32 values in PREFETCH_REGISTERS per thread and blocks
+ * stay at most 512 threads (1024-thread blocks are capped at 64 registers). */
+#define PREFETCH_REGISTERS 64
+/* Off: on an H200 the persistent, prefetching kernels measured 3 to 20% slower
+ * than one block per row block at every shape tried (tools/bench/README.md). */
+#define AUTO_PREFETCH 0
+static void choose_pipeline(resolver *r) {
+  sg_plan *pl = r->plan;
+  if (r->c->rows_in_flight) {
+    pl->prefetch = r->c->rows_in_flight == 2;
+    return;
+  }
+  unsigned raw_bytes = 0;
+  for (int i = 0; i < r->t->nops; i++)
+    if (r->t->ops[i].code == SGT_READ) {
+      const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
+      raw_bytes += sg_dtype_size(e->generic ? pl->dtype : e->fixed);
+    }
+  unsigned regs = pl->elems_per_thread * raw_bytes / 4 + pl->elems_per_thread;
+  pl->prefetch = AUTO_PREFETCH && pl->block_threads <= 512 && regs <= PREFETCH_REGISTERS;
+  pl->chosen.prefetch = 1;
 }
 
 sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
@@ -400,6 +457,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   }
   for (int i = 0; i < t->nops; i++)
     pl->nreductions += (unsigned)sgt_opcode_is_reduction(t->ops[i].code);
+  choose_pipeline(r);
   pl->smem_slots = pl->waves_per_row > 1 ? pl->nreductions : 0;
   pl->smem_bytes = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 4;
   pl->cluster_bytes = pl->cluster > 1 ? pl->nreductions * pl->rows_per_block * pl->cluster * 4 : 0;
@@ -439,6 +497,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  chunks_per_thread %u\n", pl->chunks);
   fprintf(f, "  elems_per_thread  %u (f32 registers per row value)\n", pl->elems_per_thread);
   fprintf(f, "  masked_tail       %s\n", pl->masked ? "yes (columns past N read as -inf)" : "no");
+  fprintf(f, "  rows_in_flight    %s%s\n",
+          pl->prefetch ? "2 (the next row block loads while this one computes; persistent grid)"
+                       : "1",
+          a[pl->chosen.prefetch]);
   fprintf(f, "  reductions        %u: thread (%u values)", pl->nreductions, pl->elems_per_thread);
   fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
           pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);

@@ -73,6 +73,8 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
       m->template_name, m->target, m->arch, (long long)m->n);
   put(&o, "block %u\nrows_per_block %u\nsmem %u\ncluster %u\nvector_bytes %u\n", m->block,
       m->rows_per_block, m->smem, m->cluster, m->vector_bytes);
+  if (m->persistent)
+    put(&o, "persistent 1\n");
   for (int i = 0; i < m->ntensors; i++)
     put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
         sg_dtype_name(m->tensors[i].dtype));
@@ -183,6 +185,10 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
       m->vector_bytes = u;
     } else
       m->smem = u;
+  } else if (nw == 2 && strcmp(k, "persistent") == 0) {
+    if (strcmp(w[1], "0") != 0 && strcmp(w[1], "1") != 0)
+      return BAD("%d: persistent must be 0 or 1", lineno);
+    m->persistent = w[1][0] == '1';
   } else if (nw == 4 && strcmp(k, "tensor") == 0) {
     if (m->ntensors == SG_META_MAX_TENSORS)
       return BAD("%d: more than %d tensors", lineno, SG_META_MAX_TENSORS);

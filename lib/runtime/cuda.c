@@ -31,6 +31,7 @@ enum {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
   CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH = 120,
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 };
 
@@ -85,7 +86,10 @@ typedef struct cu_launch_config {
   X(cuEventDestroy_v2, (CUevent ev))                                                         \
   X(cuGetErrorName, (CUresult err, const char **name))
 
-#define CU_OPTIONAL(X) X(cuLaunchKernelEx, (const cu_launch_config *cfg, CUfunction fn, void **params, void **extra))
+#define CU_OPTIONAL(X)                                                                       \
+  X(cuLaunchKernelEx, (const cu_launch_config *cfg, CUfunction fn, void **params, void **extra)) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor,                                             \
+    (int *blocks, CUfunction fn, int block, size_t dynamic_smem))
 
 typedef struct cu_api {
 #define CU_FIELD(name, params) CUresult(*name) params;
@@ -267,6 +271,18 @@ static sg_status cu_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   CU_IN_CTX(d, cuLaunchKernelEx, (&cfg, l->function, l->params, NULL));
 }
 
+static unsigned cu_resident_blocks(rt_driver *d, void *function, unsigned block) {
+  int per_sm = 0, sms = 0;
+  sg_diag ignored;
+  if (!d->api.cuOccupancyMaxActiveBlocksPerMultiprocessor || push(d, &ignored) != SG_OK)
+    return 0;
+  if (d->api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function, (int)block, 0) != 0 ||
+      d->api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev) != 0)
+    per_sm = sms = 0;
+  pop(d);
+  return per_sm > 0 && sms > 0 ? (unsigned)per_sm * (unsigned)sms : 0;
+}
+
 static CUdeviceptr dp(const void *p) { return (CUdeviceptr)(uintptr_t)p; }
 
 static sg_status cu_mem_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {
@@ -351,6 +367,7 @@ const rt_driver_ops rt_cuda_ops = {
     .module_load = cu_module_load,
     .module_unload = cu_module_unload,
     .launch = cu_launch,
+    .resident_blocks = cu_resident_blocks,
     .mem_alloc = cu_mem_alloc,
     .mem_free = cu_mem_free,
     .htod = cu_htod,

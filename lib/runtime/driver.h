@@ -45,6 +45,9 @@ typedef struct rt_driver_ops {
                            const char *kernel, void **module, void **function, sg_diag *diag);
   void (*module_unload)(rt_driver *d, void *module);
   sg_status (*launch)(rt_driver *d, const rt_launch *l, sg_diag *diag);
+  /* Blocks of `block` threads of function that the whole device keeps resident
+   * at once (occupancy per multiprocessor x multiprocessors); 0 when unknown. */
+  unsigned (*resident_blocks)(rt_driver *d, void *function, unsigned block);
   sg_status (*mem_alloc)(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag);
   void (*mem_free)(rt_driver *d, void *dptr);
   sg_status (*htod)(rt_driver *d, void *dst, const void *src, size_t bytes, sg_diag *diag);

@@ -316,6 +316,7 @@ const rt_driver_ops rt_hip_ops = {
     .module_load = hip_module_load,
     .module_unload = hip_module_unload,
     .launch = hip_launch,
+    .resident_blocks = NULL, /* HIP: one block per row block (persistence is only a speed-up) */
     .mem_alloc = hip_mem_alloc,
     .mem_free = hip_mem_free,
     .htod = hip_htod,

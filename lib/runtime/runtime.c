@@ -409,13 +409,18 @@ sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int nte
   }
   uint64_t rpb = m->rows_per_block ? m->rows_per_block : 1;
   uint64_t blocks = ((uint64_t)rows + rpb - 1) / rpb;
-  uint64_t grid = blocks < MAX_GRID ? blocks : MAX_GRID;
+  /* a cluster of `cluster` blocks shares each row block; a persistent kernel
+   * gets at most as many blocks as the device keeps resident (it strides) */
   unsigned cluster = m->cluster ? m->cluster : 1;
-  if (cluster > 1) {
-    grid = (grid + cluster - 1) / cluster * cluster;
-    while (grid > MAX_GRID)
-      grid -= cluster;
+  uint64_t grid = blocks * cluster;
+  if (m->persistent && k->rt->ops->resident_blocks) {
+    unsigned resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block);
+    resident -= resident % cluster;
+    if (resident && grid > resident)
+      grid = resident;
   }
+  if (grid > MAX_GRID)
+    grid = MAX_GRID - MAX_GRID % cluster;
   rt_launch l = {k->function, (unsigned)grid, m->block, cluster, stream, params};
   return k->rt->ops->launch(k->rt->drv, &l, diag);
 }

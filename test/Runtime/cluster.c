@@ -39,8 +39,8 @@ int main(void) {
 // CHECK: launch M=8: SG_OK
 // CHECK: launch M=2^40: SG_OK
 // CHECK: launch plain: SG_OK
-// LOG: cuLaunchKernelEx fn=softgen_softmax_f16_n1024 grid=8,1,1 block=256,1,1 smem=0 stream=0x0 extra=0x0 nattrs=1 attr0=4:4,1,1 args=5 {{.*}} M=5
-// LOG-NEXT: cuLaunchKernelEx {{.*}} grid=8,1,1 {{.*}} M=8
+// LOG: cuLaunchKernelEx fn=softgen_softmax_f16_n1024 grid=20,1,1 block=256,1,1 smem=0 stream=0x0 extra=0x0 nattrs=1 attr0=4:4,1,1 args=5 {{.*}} M=5
+// LOG-NEXT: cuLaunchKernelEx {{.*}} grid=32,1,1 {{.*}} M=8
 // LOG-NEXT: cuLaunchKernelEx {{.*}} grid=2147483644,1,1 {{.*}} attr0=4:4,1,1 {{.*}} M=1099511627776
 // LOG: cuLaunchKernel fn={{.*}} grid=5,1,1
 // SM80: load cluster 4: SG_ERR_UNSUPPORTE{{D}}: kernel 'softgen_softmax_f16_n1024' needs clusters of 4 blocks; device 0 (sm_80) cannot launch clusters

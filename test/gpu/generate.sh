@@ -1,42 +1,138 @@
 #!/usr/bin/env bash
 # Generates the GPU suite's code objects on the build machine (which has LLVM):
-#   test/gpu/generate.sh BUILD_DIR OUT_DIR [ARCH]
-# writes OUT_DIR/<case>.cubin (.ptx for a few) and OUT_DIR/manifest.tsv with one
-# line per object: file, template, dtype, N, constraint set name.
+#   test/gpu/generate.sh BUILD_DIR OUT_DIR [ARCH]        (ARCH default sm_90: H100/H200)
+# Needs: BUILD_DIR/softgen (and ptxas for .cubin). Produces, in OUT_DIR (old objects
+# there are removed first):
+#   <name>.cubin, and <name>_ptx.ptx for a few (loaded through the driver's JIT);
+#   manifest.tsv  one line per object: file, template, dtype, N, constraint set name;
+#   sets.tsv      constraint set name -> the -C text(s) it passes ('|' separates them);
+#   rejected.txt  every (dtype, N, set) the compiler rejected, with its message;
+#   info.txt      softgen version, git commit, date, arch, counts (provenance).
+# Which N: every N of issue 3, then larger N (odd, 1.5x and powers of two up to 2^20) as
+# long as the generator accepts them; each N with the automatic plan and every
+# user-given constraint set below (sets that a given N breaks are only recorded).
 set -euo pipefail
-build=$1 out=$2 arch=${3:-sm_90}
-sg="$build/softgen"
+build=${1:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]} out=${2:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]}
+arch=${3:-sm_90}
+here=$(cd "$(dirname "$0")" && pwd)
+sg="$(cd "$build" && pwd)/softgen"
+[ -x "$sg" ] || { echo "generate.sh: no softgen at $sg" >&2; exit 2; }
 mkdir -p "$out"
-: >"$out/manifest.tsv"
-ns="1 2 3 31 32 33 100 127 128 129 192 1000 1023 1024 1025 4097 8192 16384 32768"
-# constraint sets: auto, plus user-given ones that force other paths
+out=$(cd "$out" && pwd)
+rm -f "$out"/*.cubin "$out"/*.ptx "$out"/manifest.tsv "$out"/rejected.txt "$out"/sets.tsv \
+  "$out"/info.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ns_issue="1 2 3 31 32 33 100 127 128 129 192 1000 1023 1024 1025 4097 8192 16384 32768"
+ns_large="32769 49152 65535 65536 65537 98304 131072 196608 262144 524288 1048576"
+
+# Constraint sets: the automatic plan, plus user-given ones that force other paths.
+# Several -C texts are separated by '|'.
+set_names="auto wave1 rows4 vec1 vec2 rowinwave b1024 w2r1 w16r1 t1"
 declare -A sets=(
-  [auto]=""
-  [wave1]="WaveConstraint(M, 1)"
-  [rows4]="WorkgroupConstraint(M, 4, 0)"
+  [auto]=""                                             # softgen's own choice
+  [wave1]="WaveConstraint(M, 1)"                        # at least a wave per row
+  [rows4]="WorkgroupConstraint(M, 4, 0)"                # 4 rows per block
   [vec1]="HardwareConstraint(threads_per_wave=32, waves_per_block=(4,1,1), vector_shapes={M: 1, N: 1})"
+  [vec2]="HardwareConstraint(threads_per_wave=32, vector_shapes={M: 1, N: 2})"
+  [rowinwave]="WaveConstraint(N, N)"                    # a row within one wave (sub-wave rows)
+  [b1024]="HardwareConstraint(threads_per_wave=32, waves_per_block=(32,1,1))"  # 1024-thread blocks
+  [w2r1]="HardwareConstraint(threads_per_wave=32, waves_per_block=(2,1,1))|WorkgroupConstraint(M, 1, 0)"
+  [w16r1]="HardwareConstraint(threads_per_wave=32, waves_per_block=(16,1,1))|WorkgroupConstraint(M, 1, 0)"
+  [t1]="WaveConstraint(M, 32)"                          # one thread per row
 )
-gen() { # name template dtype n set
-  local name=$1 tpl=$2 dt=$3 n=$4 set=$5 c=()
-  [ -n "${sets[$set]}" ] && c=(-C "${sets[$set]}")
-  if "$sg" "$tpl" -D N="$n" --dtype "$dt" --arch "$arch" "${c[@]}" --emit obj -o "$out/$name.cubin" \
-       >/dev/null 2>"$out/$name.err"; then
-    printf '%s\t%s\t%s\t%s\t%s\n' "$name.cubin" "$tpl" "$dt" "$n" "$set" >>"$out/manifest.tsv"
-    rm -f "$out/$name.err"
-  else
-    printf 'rejected %s: %s\n' "$name" "$(cat "$out/$name.err")" >>"$out/rejected.txt"
-    rm -f "$out/$name.err"
-  fi
-}
+# A few objects also as PTX (driver JIT): "dtype N set"; LARGEST = the largest f32 N.
+ptx_list="f32:1000:auto f16:1025:auto bf16:129:rows4 f16:33:t1 f32:LARGEST:auto"
+
+for s in $set_names; do printf '%s\t%s\n' "$s" "${sets[$s]}" >>"$out/sets.tsv"; done
+
+# Which large N the generator accepts (automatic plan), per dtype.
+declare -A ns
+largest_f32=0
+: >"$tmp/rejected.large"
 for dt in f16 bf16 f32; do
-  for n in $ns; do
-    gen "softmax_${dt}_n${n}_auto" softmax "$dt" "$n" auto
-  done
-  for n in 1 33 1000 1025 8192; do
-    for s in wave1 rows4 vec1; do gen "softmax_${dt}_n${n}_$s" softmax "$dt" "$n" "$s"; done
+  ns[$dt]=$ns_issue
+  for n in $ns_large; do
+    if "$sg" softmax -D N="$n" --dtype "$dt" --arch "$arch" --print-config >/dev/null 2>"$tmp/err"; then
+      ns[$dt]="${ns[$dt]} $n"
+    else
+      printf 'rejected softmax_%s_n%s_auto (dtype %s, N=%s, set auto): %s\n' "$dt" "$n" "$dt" "$n" \
+        "$(tr '\n' ' ' <"$tmp/err")" >>"$tmp/rejected.large"
+    fi
   done
 done
-# one PTX, loaded through the driver's JIT
-"$sg" softmax -D N=1000 --dtype f32 --arch "$arch" --emit asm -o "$out/softmax_f32_n1000_ptx.ptx" >/dev/null
-printf 'softmax_f32_n1000_ptx.ptx\tsoftmax\tf32\t1000\tptx\n' >>"$out/manifest.tsv"
-echo "generated $(wc -l <"$out/manifest.tsv") code objects in $out"
+for n in ${ns[f32]}; do [ "$n" -gt "$largest_f32" ] && largest_f32=$n; done
+
+# The job list, in manifest order: name, dtype, N, set, ext, constraint text.
+jobs="$tmp/jobs"
+: >"$jobs"
+for dt in f16 bf16 f32; do
+  for n in ${ns[$dt]}; do
+    for s in $set_names; do
+      printf 'softmax_%s_n%s_%s\t%s\t%s\t%s\tcubin\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
+    done
+  done
+done
+for p in $ptx_list; do
+  IFS=: read -r dt n s <<<"$p"
+  [ "$n" = LARGEST ] && n=$largest_f32
+  printf 'softmax_%s_n%s_%s_ptx\t%s\t%s\t%s\tptx\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
+done
+
+job() { # one job line -> $tmp/<name>.ok (manifest line) or $tmp/<name>.rej
+  local name dt n s ext cons c=() parts p emit=obj
+  IFS=$'\t' read -r name dt n s ext cons <<<"$1"
+  IFS='|' read -ra parts <<<"$cons"
+  for p in ${parts[@]+"${parts[@]}"}; do [ -n "$p" ] && c+=(-C "$p"); done
+  [ "$ext" = ptx ] && emit=asm
+  if "$SG" softmax -D N="$n" --dtype "$dt" --arch "$ARCH" ${c[@]+"${c[@]}"} --emit "$emit" \
+       -o "$OUT/$name.$ext" >/dev/null 2>"$TMP/$name.err"; then
+    printf '%s.%s\tsoftmax\t%s\t%s\t%s\n' "$name" "$ext" "$dt" "$n" "$s" >"$TMP/$name.ok"
+  else
+    rm -f "$OUT/$name.$ext"
+    printf 'rejected %s (dtype %s, N=%s, set %s): %s\n' "$name" "$dt" "$n" "$s" \
+      "$(tr '\n' ' ' <"$TMP/$name.err")" >"$TMP/$name.rej"
+  fi
+}
+export -f job
+export SG="$sg" ARCH="$arch" OUT="$out" TMP="$tmp"
+jobs_n=$(nproc 2>/dev/null || echo 2)
+tr '\n' '\0' <"$jobs" | xargs -0 -P "$jobs_n" -n 1 bash -c 'job "$1"' _
+
+: >"$out/manifest.tsv"
+cp "$tmp/rejected.large" "$out/rejected.txt"
+while IFS=$'\t' read -r name _; do
+  if [ -f "$tmp/$name.ok" ]; then cat "$tmp/$name.ok" >>"$out/manifest.tsv"
+  elif [ -f "$tmp/$name.rej" ]; then cat "$tmp/$name.rej" >>"$out/rejected.txt"
+  else echo "generate.sh: job $name left no result" >&2; exit 1
+  fi
+done <"$jobs"
+
+# Every N of the issue must at least have its automatic plan.
+missing=0
+for dt in f16 bf16 f32; do
+  for n in $ns_issue; do
+    if ! grep -q "^softmax_${dt}_n${n}_auto\.cubin	" "$out/manifest.tsv"; then
+      echo "generate.sh: the automatic plan for $dt N=$n was rejected" >&2
+      missing=1
+    fi
+  done
+done
+
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ "$commit" != unknown ] && [ -n "$(git -C "$here" status --porcelain -- lib include tools kernels-templates 2>/dev/null)" ]; then
+  commit="$commit+dirty"
+fi
+{
+  echo "softgen: $("$sg" --version 2>&1 | tr '\n' ' ')"
+  echo "commit: $commit"
+  echo "generated: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  echo "arch: $arch"
+  echo "objects: $(wc -l <"$out/manifest.tsv") ($(grep -c '\.ptx	' "$out/manifest.tsv" || true) ptx)"
+  echo "rejected: $(wc -l <"$out/rejected.txt")"
+  for dt in f16 bf16 f32; do echo "N $dt: ${ns[$dt]}"; done
+} >"$out/info.txt"
+echo "generated $(wc -l <"$out/manifest.tsv") code objects in $out" \
+  "($(wc -l <"$out/rejected.txt") rejected, see rejected.txt); largest f32 N: $largest_f32"
+exit "$missing"

@@ -98,8 +98,22 @@ FAKE_API CUresult cuDeviceGetAttribute(int *value, int attrib, int dev) {
     *value = minor;
   else if (attrib == 120)
     *value = major >= 9;
+  else if (attrib == 16) /* multiprocessors */
+    *value = 4;
   else
     return 1;
+  return 0;
+}
+
+/* Two blocks of any size stay resident per multiprocessor: 8 on the device. */
+FAKE_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *fn, int block,
+                                                              size_t smem) {
+  (void)fn;
+  (void)smem;
+  INJECT(cuOccupancyMaxActiveBlocksPerMultiprocessor);
+  NEED_CTX(cuOccupancyMaxActiveBlocksPerMultiprocessor);
+  fake_log(PFX, "cuOccupancyMaxActiveBlocksPerMultiprocessor block=%d", block);
+  *blocks = 2;
   return 0;
 }
 

@@ -1,0 +1,650 @@
+#!/usr/bin/env python3
+"""softgen GPU correctness suite (issue 3, part 4): every generated softmax code object,
+launched only through the Python binding (python/softgen) on PyTorch tensors, checked
+against a float64 softmax computed by PyTorch on the GPU from the same input.
+
+Needs: a CUDA GPU, torch, python/softgen and libsoftgen_rt.so ($SOFTGEN_RT_LIBRARY), and
+OBJECTS/manifest.tsv from test/gpu/generate.sh (file, template, dtype, N, set).
+Usage:  python3 test/gpu/suite.py OBJECTS OUTDIR [--filter REGEX] [--max-seconds S] [--quick]
+Produces: a short table on stdout (pass/fail per dtype x N group), OUTDIR/suite.log (one
+line per case, failures in full) and OUTDIR/suite.md (GPU, date, driver, counts,
+failures). Exit status: 0 all passed, 1 a case failed or did not run, 2 usage/setup error.
+
+Cases per object (M is capped so that M*N <= 2^28 elements):
+  M=1, M=2, M=199      contiguous rows of mixed kinds (below), default stream
+  M=199 strided        input and output rows row_stride > N apart (views into wider
+                       tensors; the input's padding holds NaN, the output's gaps a sentinel)
+  M=199 shift          x and x+100 (exact in the dtype): both against the reference, and
+                       softmax(x+100) against softmax(x)
+  M=4096 stream        mixed kinds, launched with stream= a non-default torch stream
+  M=70000 current      (N <= 4096 only) mixed kinds, launched inside `with torch.cuda.stream`
+  torch.softmax        y = k(x) on a [2, 3, N] tensor (output allocated by the binding)
+                       against torch.softmax(x, -1) in x's dtype: the issue's "the binding
+                       runs a generated kernel on a PyTorch tensor and matches torch.softmax"
+Row kinds (row r gets KINDS[r % 10]; M=1: normal; M=2: normal, large): see make_rows.
+Checks of every launch:
+  nan      output NaN exactly where torch.softmax(x.double()) is NaN (PyTorch's rule:
+           rows of all -inf, a +inf or a NaN give NaN rows)
+  written  no element still holds the poison (all-ones bits, a NaN) it had before launch
+  inf      no infinite output where the reference is finite
+  rel      max over rows with a finite reference of ||y - ref|| / ||ref|| (float64):
+           f32 1e-5, f16 1e-3, bf16 1e-2
+  sum      max over those rows of |sum(y) - 1| <= 1e-3; for bf16 the output rounding alone
+           can cost 2^-9 (1/3 rounds to 0.333984375: three of them sum to 1.00195), so for
+           bf16 it is |sum(y) - sum(bf16(ref))| <= 1e-3 (the raw value is logged too)
+  guard    4 KiB before and after the output and the gaps between strided output rows
+           keep their sentinel bits (nothing written outside the output)
+  input    the input (with its padding) is bit-for-bit unchanged
+"""
+import argparse
+import contextlib
+import datetime
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+
+TOL = {"f32": 1e-5, "f16": 1e-3, "bf16": 1e-2}
+SUM_TOL = 1e-3
+GUARD_BYTES = 4096
+POISON = -1                                     # all-ones bits: a NaN in f16, bf16 and f32
+SENTINEL = {2: 0x5A5A, 4: 0x5A5A5A5A}           # finite, far outside [0, 1]
+KINDS = ["normal", "large", "equal", "all_-inf", "one_+inf", "one_nan", "half_-inf",
+         "one_finite", "near_max", "tiny"]
+GROUPS = ["N<=1024", "1025-8192", "N>8192"]
+MAX_ELEMS = 1 << 28
+
+
+def group_of(n):
+    return GROUPS[0] if n <= 1024 else GROUPS[1] if n <= 8192 else GROUPS[2]
+
+
+class Entry:
+    def __init__(self, line, folder):
+        f = line.rstrip("\n").split("\t")
+        self.file, self.template, self.dtype, self.n, self.set = f[0], f[1], f[2], int(f[3]), f[4]
+        self.path = os.path.join(folder, self.file)
+        self.name = self.file
+
+
+class Case:
+    """One launch configuration's outcome: name, M, measured values, failures."""
+
+    def __init__(self, entry, name, m):
+        self.entry, self.name, self.m = entry, name, m
+        self.values, self.failures, self.seconds = {}, [], 0.0
+
+    @property
+    def ok(self):
+        return not self.failures
+
+    def line(self):
+        v = " ".join(f"{k}={_fmt(x)}" for k, x in self.values.items())
+        head = f"{'PASS' if self.ok else 'FAIL'} {self.entry.name} [{self.name}] M={self.m} {v}"
+        return head + "".join(f"\n    - {f}" for f in self.failures)
+
+
+def _fmt(x):
+    if isinstance(x, float):
+        return f"{x:.3e}"
+    return str(x)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("objects", help="folder with manifest.tsv and the code objects")
+    ap.add_argument("outdir", help="folder for suite.log and suite.md")
+    ap.add_argument("--filter", help="only objects whose file name matches this regex")
+    ap.add_argument("--max-seconds", type=float, default=0,
+                    help="stop starting objects after this long (the rest count as not run)")
+    ap.add_argument("--quick", action="store_true", help="only M=1, 199 and torch.softmax")
+    ap.add_argument("--seed", type=int, default=20260101)
+    args = ap.parse_args()
+    os.makedirs(args.outdir, exist_ok=True)
+    log = open(os.path.join(args.outdir, "suite.log"), "w")
+
+    def say(msg, out=True):
+        log.write(msg + "\n")
+        log.flush()
+        if out:
+            print(msg, flush=True)
+
+    global torch, softgen
+    try:
+        import torch
+        import softgen
+    except Exception as e:  # noqa: BLE001 - report any import failure
+        say(f"suite.py: cannot import torch/softgen: {e!r}")
+        return 2
+    if not torch.cuda.is_available():
+        say("suite.py: torch sees no CUDA device")
+        return 2
+    with open(os.path.join(args.objects, "manifest.tsv")) as f:
+        entries = [Entry(l, args.objects) for l in f if l.strip() and not l.startswith("#")]
+    if args.filter:
+        entries = [e for e in entries if re.search(args.filter, e.file)]
+    info = device_info()
+    say(f"suite.py: {len(entries)} objects; {info['gpu']} ({info['cc']}), driver "
+        f"{info['driver']}, torch {torch.__version__}; {info['date']}")
+
+    selfcases = selftest(args.seed)
+    for c in selfcases:
+        say(c.line(), out=not c.ok)
+    self_failed = [c for c in selfcases if not c.ok]
+    say(f"suite.py: self-test of the checks (torch.softmax as the kernel, and three broken "
+        f"variants that must be caught): {len(selfcases) - len(self_failed)}/{len(selfcases)} "
+        "as expected")
+
+    t0 = time.time()
+    cases, not_run, errors_in_row, shown = [], [], 0, 0
+    for i, e in enumerate(entries):
+        if args.max_seconds and time.time() - t0 > args.max_seconds:
+            not_run = entries[i:]
+            say(f"suite.py: time budget of {args.max_seconds:.0f}s spent: "
+                f"{len(not_run)} objects not run")
+            break
+        if errors_in_row >= 20:
+            not_run = entries[i:]
+            say(f"suite.py: 20 cases in a row raised (device lost?): {len(not_run)} objects "
+                "not run")
+            break
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(args.seed + i)
+        for c in run_object(e, gen, args.quick):
+            cases.append(c)
+            errors_in_row = errors_in_row + 1 if any("raised" in f for f in c.failures) else 0
+            shown += not c.ok
+            say(c.line(), out=not c.ok and shown <= 50)
+    elapsed = time.time() - t0
+
+    table = summarize(entries, cases, not_run)
+    failed = [c for c in cases if not c.ok] + self_failed
+    text = format_table(table)
+    say("")
+    say(text)
+    say(f"suite.py: {len(cases) - len(failed)}/{len(cases)} cases passed, {len(failed)} failed,"
+        f" {len(not_run)} objects not run, {elapsed:.1f}s")
+    write_markdown(os.path.join(args.outdir, "suite.md"), info, entries, cases, failed,
+                   not_run, table, elapsed, args, selfcases)
+    log.close()
+    return 1 if failed or not_run else 0
+
+
+# ---------------------------------------------------------------- device info
+
+def device_info():
+    p = torch.cuda.get_device_properties(0)
+    driver = "unknown"
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode == 0 and r.stdout.strip():
+            driver = r.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        import ctypes
+        v = ctypes.c_int()
+        ctypes.CDLL("libcuda.so.1").cuDriverGetVersion(ctypes.byref(v))
+        driver += f" (CUDA {v.value // 1000}.{v.value % 1000 // 10})"
+    except OSError:
+        pass
+    return {"gpu": torch.cuda.get_device_name(0), "cc": f"sm_{p.major}{p.minor}",
+            "driver": driver,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "torch": torch.__version__}
+
+
+# ---------------------------------------------------------------- inputs
+
+def tdtype(dt):
+    return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dt]
+
+
+def idtype(es):
+    return {2: torch.int16, 4: torch.int32}[es]
+
+
+def make_rows(m, n, dt, gen):
+    """[m, n] input in dtype dt; row r is of kind KINDS[r % 10] (M=2: normal, large).
+
+    normal      randn * 2
+    large       f16/bf16: +-U(0.5, 0.9) * finfo.max; f32: randn * 1e30
+    equal       one value per row: 0, -3.5, 7.25 or 0.9 * finfo.max
+    all_-inf    every element -inf                      (PyTorch: NaN row)
+    one_+inf    normal with one +inf                    (PyTorch: NaN row)
+    one_nan     normal with one NaN                     (PyTorch: NaN row)
+    half_-inf   normal with -inf in the even columns    (N=1: all -inf)
+    one_finite  -inf but one finite column              (exactly one-hot)
+    near_max    U(0.85, 0.9) * finfo.max (many ties in f16/bf16)
+    tiny        randn * 1e-4 (nearly uniform rows)
+    The +inf / NaN / finite column moves with r, so it also falls in masked tails."""
+    f32 = torch.float32
+    fmax = torch.finfo(tdtype(dt)).max
+    x = torch.randn(m, n, device="cuda", generator=gen, dtype=f32) * 2
+    r = torch.arange(m, device="cuda")
+    kind = r % len(KINDS)
+    if m == 2:
+        kind = torch.tensor([0, 1], device="cuda")
+    col = torch.arange(n, device="cuda")[None, :]
+
+    def rows(k):
+        return (kind == KINDS.index(k))[:, None]
+
+    u = torch.rand(m, n, device="cuda", generator=gen, dtype=f32)
+    sign = 1.0 - 2.0 * (torch.rand(m, n, device="cuda", generator=gen) < 0.5).to(f32)
+    large = sign * (0.5 + 0.4 * u) * fmax if dt != "f32" else x * 0.5e30
+    x = torch.where(rows("large"), large, x)
+    consts = torch.tensor([0.0, -3.5, 7.25, 0.9 * fmax], device="cuda", dtype=f32)[r % 4]
+    x = torch.where(rows("equal"), consts[:, None].expand(m, n), x)
+    x = x.masked_fill(rows("all_-inf"), float("-inf"))
+    x = x.masked_fill(rows("one_+inf") & (col == ((r * 37) % n)[:, None]), float("inf"))
+    x = x.masked_fill(rows("one_nan") & (col == ((r * 53) % n)[:, None]), float("nan"))
+    x = x.masked_fill(rows("half_-inf") & (col % 2 == 0), float("-inf"))
+    x = x.masked_fill(rows("one_finite") & (col != ((r * 29) % n)[:, None]), float("-inf"))
+    x = torch.where(rows("near_max"), (0.85 + 0.05 * u) * fmax, x)
+    x = torch.where(rows("tiny"), x * 5e-5, x)
+    return x.to(tdtype(dt))
+
+
+def shift_pair(m, n, dt, gen):
+    """x and x + 100, both exact in dt: x is randn*3 clamped to [-30, 27] and rounded to
+    the dtype's spacing in [64, 128) (f16 1/16, bf16 1/2, f32 2^-17)."""
+    q = {"f16": 16.0, "bf16": 2.0, "f32": 131072.0}[dt]
+    base = (torch.randn(m, n, device="cuda", generator=gen, dtype=torch.float64) * 3)
+    base = torch.round(base.clamp(-30, 27) * q) / q
+    x, xs = base.to(tdtype(dt)), (base + 100).to(tdtype(dt))
+    assert torch.equal(xs.double() - x.double(), torch.full_like(base, 100.0)), "shift not exact"
+    return x, xs
+
+
+def padded_stride(n, es):
+    """A row stride > n keeping rows 16-byte aligned (the widest vector access)."""
+    per = 16 // es
+    return (n + per - 1) // per * per + per
+
+
+# ---------------------------------------------------------------- launch and check
+
+def launch_checked(k, e, case, x_rows, rs_in=None, rs_out=None, stream_mode="default",
+                   mixed=True):
+    """Copies x_rows into a (maybe padded) input, launches into a poisoned, guarded
+    output and runs every check; fills case.values/failures; returns the output view."""
+    m, n = x_rows.shape
+    dt = tdtype(e.dtype)
+    es = x_rows.element_size()
+    it = idtype(es)
+    rs_in, rs_out = rs_in or n, rs_out or n
+    xin = torch.empty(m, rs_in, device="cuda", dtype=dt)
+    if rs_in > n:
+        xin[:, n:] = float("nan")  # a kernel reading the padding turns rows NaN
+    xin[:, :n] = x_rows
+    x = xin[:, :n]
+    g = GUARD_BYTES // es
+    big = torch.full((g + m * rs_out + g,), SENTINEL[es], device="cuda", dtype=it)
+    outer = big[g:g + m * rs_out].view(m, rs_out)
+    outer[:, :n] = POISON
+    y = outer.view(dt)[:, :n]
+    before = xin.view(it).clone()
+
+    cur = torch.cuda.current_stream()
+    if stream_mode == "explicit":
+        s = torch.cuda.Stream()
+        s.wait_stream(cur)
+        k(x, out=y, stream=s)
+        cur.wait_stream(s)
+    elif stream_mode == "current":
+        s = torch.cuda.Stream()
+        s.wait_stream(cur)
+        with torch.cuda.stream(s):
+            k(x, out=y)
+        cur.wait_stream(s)
+    else:
+        k(x, out=y)
+
+    guard = (big[:g] != SENTINEL[es]).sum() + (big[g + m * rs_out:] != SENTINEL[es]).sum()
+    if rs_out > n:
+        guard = guard + (outer[:, n:] != SENTINEL[es]).sum()
+    changed = (xin.view(it) != before).sum()
+    st = stats(x, y, e.dtype)
+    st["guard"] = guard
+    st["input"] = changed
+    vals = {key: v for key, v in zip(st.keys(), torch.stack(
+        [v.double() if torch.is_tensor(v) else torch.tensor(float(v), device="cuda")
+         for v in st.values()]).tolist())}
+    judge(case, e.dtype, vals, mixed)
+    return y
+
+
+def stats(x, y, dt):
+    """Reductions of the checks over [m, n] views x (input) and y (output), in row chunks
+    of <= 2^25 elements; all values stay on the GPU (one sync in the caller)."""
+    m, n = x.shape
+    it = idtype(y.element_size())
+    chunk = max(1, (1 << 25) // n)
+    z = torch.zeros((), device="cuda", dtype=torch.float64)
+    acc = {"nan": z, "written": z, "inf": z, "rel": z, "rel_row": z, "sum": z, "sum_raw": z}
+    for r0 in range(0, m, chunk):
+        xs, ys = x[r0:r0 + chunk], y[r0:r0 + chunk]
+        ref = torch.softmax(xs.double(), dim=-1)
+        yd = ys.double()
+        rnan = torch.isnan(ref)
+        rowok = ~rnan.any(dim=-1)
+        diff = (yd - ref).masked_fill(~rowok[:, None], 0.0)
+        den = (ref * ref).sum(dim=-1).masked_fill(~rowok, 1.0)
+        rel = torch.sqrt((diff * diff).sum(dim=-1) / den)
+        # NaN (a NaN output in a finite row) must win the max: map it to +inf
+        rel = torch.nan_to_num(rel, nan=float("inf"), posinf=float("inf"))
+        s = yd.sum(dim=-1)
+        target = ref.to(torch.bfloat16).double().sum(dim=-1) if dt == "bf16" else 1.0
+        serr = torch.nan_to_num((s - target).abs().masked_fill(~rowok, 0.0), nan=float("inf"),
+                                posinf=float("inf"))
+        sraw = torch.nan_to_num((s - 1.0).abs().masked_fill(~rowok, 0.0), nan=float("inf"),
+                                posinf=float("inf"))
+        cmax, crow = rel.max(dim=0)
+        acc["rel_row"] = torch.where(cmax > acc["rel"], (crow + r0).double(), acc["rel_row"])
+        acc["rel"] = torch.maximum(acc["rel"], cmax)
+        acc["nan"] = acc["nan"] + (rnan != torch.isnan(yd)).sum()
+        acc["written"] = acc["written"] + (ys.view(it) == POISON).sum()
+        acc["inf"] = acc["inf"] + (torch.isinf(yd) & ~rnan).sum()
+        acc["sum"] = torch.maximum(acc["sum"], serr.max())
+        acc["sum_raw"] = torch.maximum(acc["sum_raw"], sraw.max())
+    return acc
+
+
+def kind_of(row, m, mixed):
+    if not mixed:
+        return "normal"
+    return ["normal", "large"][row] if m == 2 else KINDS[row % len(KINDS)]
+
+
+def judge(case, dt, v, mixed=True):
+    tol = TOL[dt]
+    case.values.update({"rel": v["rel"], "sum": v["sum"]})
+    if dt == "bf16":
+        case.values["sum_raw"] = v["sum_raw"]
+    if v["nan"]:
+        case.failures.append(f"nan: {int(v['nan'])} elements NaN where the reference is not, "
+                             "or not NaN where it is")
+    if v["written"]:
+        case.failures.append(f"written: {int(v['written'])} output elements still hold the poison")
+    if v["inf"]:
+        case.failures.append(f"inf: {int(v['inf'])} infinite outputs where the reference is finite")
+    if not v["rel"] <= tol:
+        case.failures.append(f"rel: max row ||y-ref||/||ref|| = {v['rel']:.3e} > {tol:.0e} "
+                             f"(row {int(v['rel_row'])}, kind {kind_of(int(v['rel_row']), case.m, mixed)})")
+    if not v["sum"] <= SUM_TOL:
+        case.failures.append(f"sum: max |rowsum - {'sum(bf16(ref))' if dt == 'bf16' else '1'}|"
+                             f" = {v['sum']:.3e} > {SUM_TOL:.0e}")
+    if v["guard"]:
+        case.failures.append(f"guard: {int(v['guard'])} elements written outside the output")
+    if v["input"]:
+        case.failures.append(f"input: {int(v['input'])} input elements changed")
+
+
+def binding_errors(k, e, c):
+    """The binding's argument errors on real tensors (part 2 of the issue), and M = 0."""
+    n, dt = e.n, tdtype(e.dtype)
+    other = torch.float32 if dt != torch.float32 else torch.float16
+    bad = [("wrong dtype", lambda: k(torch.zeros(4, n, device="cuda", dtype=other)),
+            (softgen.ArgumentError, TypeError)),
+           ("wrong N", lambda: k(torch.zeros(4, n + 1, device="cuda", dtype=dt)),
+            softgen.ArgumentError),
+           ("columns not contiguous", lambda: k(torch.zeros(n, 4, device="cuda", dtype=dt).t()),
+            ValueError),
+           ("host tensor", lambda: k(torch.zeros(4, n, dtype=dt)), ValueError),
+           ("out of another shape", lambda: k(torch.zeros(4, n, device="cuda", dtype=dt),
+                                              out=torch.zeros(5, n, device="cuda", dtype=dt)),
+            softgen.ArgumentError)]
+    for what, fn, exc in bad:
+        try:
+            fn()
+            c.failures.append(f"{what}: no exception")
+        except exc:
+            pass
+        except Exception as ex:  # noqa: BLE001
+            c.failures.append(f"{what}: threw {type(ex).__name__} ({ex}), expected {exc}")
+    y = k(torch.zeros(0, n, device="cuda", dtype=dt))  # M = 0: launches nothing
+    if tuple(y.shape) != (0, n):
+        c.failures.append(f"M=0 gave shape {tuple(y.shape)}")
+    torch.cuda.synchronize()
+    c.values["errors_checked"] = len(bad) + 1
+
+
+class _Pseudo:
+    """A manifest-like entry for the self-test."""
+
+    def __init__(self, dtype, n, what):
+        self.dtype, self.n, self.set = dtype, n, "selftest"
+        self.file = self.name = f"selftest:{what}:{dtype}:n{n}"
+
+
+def torch_kernel(mode):
+    """A stand-in kernel written with torch: "ok" is a correct softmax; the others break
+    one property that the checks must catch."""
+
+    def k(x, out=None, stream=None):
+        ctx = torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()
+        with ctx:
+            y = torch.softmax(x.float(), dim=-1).to(x.dtype)
+            if mode == "unwritten":   # the last column is never written
+                out[:, :-1] = y[:, :-1]
+            elif mode == "nan":       # NaN rows come out as zeros
+                out.copy_(torch.nan_to_num(y, nan=0.0))
+            elif mode == "overrun":   # one element written past the last row
+                out.copy_(y)
+                m, n = out.shape
+                past = torch.as_strided(out, (1,), (1,), out.storage_offset() + (m - 1) * out.stride(0) + n)
+                past.fill_(0.5)
+            else:
+                out.copy_(y)
+        return out
+    return k
+
+
+def selftest(seed):
+    """Runs the checks on torch_kernel variants; a Case passes when the outcome is the
+    expected one (no failure for "ok", a failure naming the broken check otherwise)."""
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    out = []
+    for dt in ("f16", "bf16", "f32"):
+        for n in (1, 33, 1025):
+            for mode, expect in (("ok", None), ("unwritten", "written"), ("nan", "nan"),
+                                 ("overrun", "guard")):
+                e = _Pseudo(dt, n, mode)
+                c, probe = Case(e, f"expect {expect or 'pass'}", 199), Case(e, mode, 199)
+                try:
+                    launch_checked(torch_kernel(mode), e, probe, make_rows(199, n, dt, gen),
+                                   stream_mode="explicit" if n == 33 else "default")
+                    c.values = dict(probe.values)
+                    got = [f.split(":")[0] for f in probe.failures]
+                    if expect is None and probe.failures:
+                        c.failures += [f"the checks reject torch.softmax: {f}" for f in probe.failures]
+                    elif expect is not None and expect not in got:
+                        c.failures.append(f"a '{mode}' kernel was not caught by '{expect}' "
+                                          f"(failures: {probe.failures})")
+                except Exception as ex:  # noqa: BLE001
+                    c.failures.append(f"raised {type(ex).__name__}: {ex}")
+                out.append(c)
+    torch.cuda.synchronize()
+    return out
+
+
+def run_object(e, gen, quick):
+    """All cases of one manifest entry (a list of Case)."""
+    out = []
+    n, dt = e.n, e.dtype
+    try:
+        k = softgen.load(e.path)
+    except Exception as ex:  # noqa: BLE001
+        c = Case(e, "load", 0)
+        c.failures.append(f"load raised {type(ex).__name__}: {ex}")
+        return [c]
+    meta_bad = []
+    if k.n != n:
+        meta_bad.append(f"metadata N {k.n} != manifest N {n}")
+    if k.template != "softmax":
+        meta_bad.append(f"metadata template {k.template!r}")
+    if [t[2] for t in k.tensors] != [dt, dt]:
+        meta_bad.append(f"metadata tensors {k.tensors} are not two {dt} tensors")
+    if meta_bad:
+        c = Case(e, "metadata", 0)
+        c.failures += meta_bad
+        return [c]
+    es = torch.empty((), dtype=tdtype(dt)).element_size()
+    cap = max(1, MAX_ELEMS // n)
+    plan = [("mixed", 1, "contig", "default"), ("mixed", 199, "contig", "default"),
+            ("torch.softmax", 6, None, None)]
+    if not quick:
+        plan = [("mixed", 1, "contig", "default"), ("mixed", 2, "contig", "default"),
+                ("mixed", 199, "contig", "default"), ("mixed", 199, "strided", "default"),
+                ("shift", 199, "contig", "default"),
+                ("mixed", min(4096, cap), "contig", "explicit")]
+        if n <= 4096:
+            plan.append(("mixed", min(70000, cap), "contig", "current"))
+        plan.append(("torch.softmax", 6, None, None))
+    if e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
+        plan.append(("binding errors", 4, None, None))
+    for what, m, layout, mode in plan:
+        label = what if what != "mixed" else f"{layout}{'' if mode == 'default' else ', ' + mode + ' stream'}"
+        c = Case(e, label, m)
+        t = time.time()
+        try:
+            if what == "mixed":
+                x = make_rows(m, n, dt, gen)
+                rs = padded_stride(n, es) if layout == "strided" else None
+                launch_checked(k, e, c, x, rs, rs, mode)
+            elif what == "shift":
+                x, xs = shift_pair(m, n, dt, gen)
+                y0 = launch_checked(k, e, c, x, mixed=False).clone()
+                c1 = Case(e, "shift+100", m)
+                y1 = launch_checked(k, e, c1, xs, mixed=False)
+                c.failures += [f"x+100: {f}" for f in c1.failures]
+                c.values["rel+100"] = c1.values["rel"]
+                d = (y1.double() - y0.double())
+                srel = ((d * d).sum(-1) / (y0.double() ** 2).sum(-1)).sqrt().max().item()
+                c.values["shift_rel"] = srel
+                if not srel <= TOL[dt]:
+                    c.failures.append(f"shift: max row ||y(x+100)-y(x)||/||y(x)|| = {srel:.3e}"
+                                      f" > {TOL[dt]:.0e}")
+            elif what == "binding errors":
+                binding_errors(k, e, c)
+            else:  # the binding on a torch tensor, output allocated by the binding
+                x = torch.randn(2, 3, n, device="cuda", generator=gen, dtype=torch.float32)
+                x = (x * 2).to(tdtype(dt))
+                y = k(x)
+                if y.shape != x.shape or y.dtype != x.dtype:
+                    c.failures.append(f"k(x) gave {tuple(y.shape)} {y.dtype} for "
+                                      f"{tuple(x.shape)} {x.dtype}")
+                else:
+                    ts = torch.softmax(x, dim=-1).double().reshape(-1, n)
+                    yd = y.double().reshape(-1, n)
+                    ref = torch.softmax(x.double(), dim=-1).reshape(-1, n)
+                    num = ((yd - ts) ** 2).sum(-1)
+                    vt = torch.sqrt(num / (ts * ts).sum(-1)).max()
+                    vr = torch.sqrt(((yd - ref) ** 2).sum(-1) / (ref * ref).sum(-1)).max()
+                    vt, vr = torch.stack([vt, vr]).tolist()
+                    c.values.update({"rel_torch": vt, "rel": vr})
+                    if not vt <= TOL[dt]:
+                        c.failures.append(f"torch.softmax: max row rel diff {vt:.3e} > "
+                                          f"{TOL[dt]:.0e}")
+                    if not vr <= TOL[dt]:
+                        c.failures.append(f"rel: {vr:.3e} > {TOL[dt]:.0e}")
+        except Exception as ex:  # noqa: BLE001 - a raising case is a failed case
+            tb = traceback.format_exc().strip().splitlines()
+            c.failures.append(f"raised {type(ex).__name__}: {ex} ({tb[-3].strip() if len(tb) > 2 else ''})")
+        c.seconds = time.time() - t
+        out.append(c)
+    out[0].values["plan"] = (f"block={k.block},rows_per_block={k.rows_per_block},"
+                             f"vector_bytes={k.vector_bytes}")
+    try:
+        torch.cuda.synchronize()
+    except Exception as ex:  # noqa: BLE001 - a sticky device error: the next cases say so
+        out[-1].failures.append(f"raised at synchronize: {type(ex).__name__}: {ex}")
+    del k
+    return out
+
+
+# ---------------------------------------------------------------- reporting
+
+def summarize(entries, cases, not_run):
+    table = {}
+    for dt in ("f16", "bf16", "f32"):
+        for g in GROUPS:
+            table[(dt, g)] = {"objects": set(), "pass": 0, "fail": 0, "not_run": 0,
+                              "rel": 0.0, "sum": 0.0}
+    for c in cases:
+        row = table[(c.entry.dtype, group_of(c.entry.n))]
+        row["objects"].add(c.entry.file)
+        row["pass" if c.ok else "fail"] += 1
+        if "rel" in c.values:
+            row["rel"] = max(row["rel"], c.values["rel"])
+        if "sum" in c.values:
+            row["sum"] = max(row["sum"], c.values["sum"])
+    for e in not_run:
+        table[(e.dtype, group_of(e.n))]["not_run"] += 1
+    return table
+
+
+def format_table(table, md=False):
+    head = ["dtype", "N group", "objects", "cases", "pass", "fail", "not run",
+            "max rel err", "max rowsum err"]
+    rows = []
+    for (dt, g), r in table.items():
+        cases = r["pass"] + r["fail"]
+        if not cases and not r["not_run"]:
+            continue
+        rows.append([dt, g, str(len(r["objects"])), str(cases), str(r["pass"]), str(r["fail"]),
+                     str(r["not_run"]), f"{r['rel']:.2e} (tol {TOL[dt]:.0e})", f"{r['sum']:.2e}"])
+    if md:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    w = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+    fmt = "  ".join("{:<%d}" % x for x in w)
+    return "\n".join([fmt.format(*head)] + [fmt.format(*r) for r in rows])
+
+
+def write_markdown(path, info, entries, cases, failed, not_run, table, elapsed, args, selfcases):
+    ok = not failed and not not_run
+    sets = sorted({e.set for e in entries})
+    L = [f"### suite.py: {'PASS' if ok else 'FAIL'}", "",
+         f"- GPU: {info['gpu']} ({info['cc']}); driver {info['driver']}; torch {info['torch']}",
+         f"- date: {info['date']}",
+         f"- objects: {len(entries)} ({sum(e.file.endswith('.ptx') for e in entries)} PTX, "
+         f"the rest cubin); constraint sets: {', '.join(sets)}",
+         f"- cases: {len(cases)}, passed {len(cases) - len(failed)}, failed {len(failed)}; "
+         f"objects not run: {len(not_run)}; {elapsed:.0f} s"
+         + (" (--quick)" if args.quick else ""),
+         "- every case: output poisoned (NaN) before launch, 4 KiB guards around it, "
+         "NaN mask = torch.softmax(float64)'s, row rel err by norm vs float64 "
+         "(f32 1e-5, f16 1e-3, bf16 1e-2), row sums 1e-3 (bf16: vs the rounded reference's "
+         "sum), input unchanged; M in {1, 2, 199, 4096, 70000 (N<=4096)}, strided rows, "
+         "x vs x+100, a non-default stream, torch.softmax on a [2, 3, N] tensor",
+         f"- self-test of the checks: torch.softmax in place of the kernel passes them, and an "
+         f"unwritten column, NaN rows zeroed and a write past the output are each caught: "
+         f"{sum(c.ok for c in selfcases)}/{len(selfcases)} as expected", "",
+         format_table(table, md=True), ""]
+    if failed:
+        L += [f"#### Failures ({len(failed)})", "", "```"]
+        for c in failed[:200]:
+            L.append(c.line())
+        if len(failed) > 200:
+            L.append(f"... and {len(failed) - 200} more in suite.log")
+        L += ["```", ""]
+    if not_run:
+        L += [f"Not run (time budget or device lost): "
+              f"{', '.join(e.file for e in not_run[:50])}"
+              + (" ..." if len(not_run) > 50 else ""), ""]
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
