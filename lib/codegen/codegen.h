@@ -23,10 +23,17 @@ typedef struct sgc_ctx {
   LLVMValueRef tid;         /* thread index in the block (i32) */
   LLVMValueRef row_in_block, lane_in_row; /* i32 */
   LLVMValueRef cluster_rank; /* i32, when plan->cluster > 1 */
+  LLVMValueRef iteration;   /* i32: trips of the row loop so far (0 on the first) */
+  LLVMValueRef parity;      /* i32: iteration & 1, selects the reduction buffers */
+  int cluster_started;      /* the entry arrive has been waited on */
   unsigned next_slot;       /* next reduction buffer of this iteration */
 } sgc_ctx;
 
-typedef enum sgc_reduce_kind { SGC_REDUCE_MAX, SGC_REDUCE_SUM } sgc_reduce_kind;
+typedef enum sgc_reduce_kind {
+  SGC_REDUCE_MAX,
+  SGC_REDUCE_SUM,
+  SGC_REDUCE_ONLINE /* the pair (max, sum of exp(x - max)), combined with rescaling */
+} sgc_reduce_kind;
 
 /* Combines two f32 values (scalars or equal-length vectors) by kind. */
 LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVMValueRef b);
@@ -39,6 +46,18 @@ LLVMValueRef sgc_identity(sgc_ctx *cx, sgc_reduce_kind kind);
  * thread of the row receives: thread -> wave (xor shuffles) -> block (shared
  * memory and one barrier). */
 LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chunks);
+
+/* The online softmax of a row value x (chunks, masked elements -inf): one
+ * reduction of (max, sum of exp) pairs over the whole tree. Returns the row's
+ * max and sum and e = exp(x - max) in `e` (chunks). */
+void sgc_reduce_row_online(sgc_ctx *cx, LLVMValueRef *x, LLVMValueRef *e, LLVMValueRef *max,
+                           LLVMValueRef *sum);
+
+/* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors. */
+LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x);
+
+/* exp(m - M), and exactly 1 when m == M (-inf - -inf would be NaN). */
+LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M);
 
 /* Calls an overloaded LLVM intrinsic by name with one overload type. */
 LLVMValueRef sgc_intrinsic(sgc_ctx *cx, const char *name, LLVMTypeRef overload,

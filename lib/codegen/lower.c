@@ -31,6 +31,7 @@ typedef struct row_state {
   LLVMValueRef rows_arg;           /* M */
   LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
   LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
+  int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
 } row_state;
 
 static LLVMTypeRef elem_type(sgc_ctx *cx, int tensor) {
@@ -183,6 +184,21 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
   const lval *a = op->operands[0] >= 0 ? &vals[op->operands[0]] : NULL;
   const lval *bv = op->operands[1] >= 0 ? &vals[op->operands[1]] : NULL;
   out->is_row = op->shape.ndims == 2;
+  if (rs->done[i])
+    return;
+  int exp_op, sum_op;
+  if (pl->online && sgt_online_chain(cx->t, i, &exp_op, &sum_op)) {
+    /* max, exp(a - max) and sum in one online reduction */
+    LLVMValueRef masked[64], ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
+    for (unsigned c = 0; c < pl->chunks; c++)
+      masked[c] = rs->col_valid[c] ? LLVMBuildSelect(cx->b, rs->col_valid[c], a->chunks[c], ninf, "")
+                                   : a->chunks[c];
+    vals[exp_op].is_row = 1;
+    sgc_reduce_row_online(cx, masked, vals[exp_op].chunks, &out->scalar, &vals[sum_op].scalar);
+    vals[sum_op].is_row = 0;
+    rs->done[exp_op] = rs->done[sum_op] = 1;
+    return;
+  }
   switch (op->code) {
   case SGT_READ:
     lower_read(cx, rs, op, out);
@@ -371,11 +387,20 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       b, pl->cluster > 1 ? cx->tg->cluster_id(cx) : cx->tg->block_id(cx), cx->i64, "");
   LLVMValueRef step = LLVMBuildZExt(
       b, pl->cluster > 1 ? cx->tg->cluster_count(cx) : cx->tg->grid_blocks(cx), cx->i64, "");
-  if (pl->cluster > 1)
-    cx->tg->cluster_barrier(cx); /* every block of the cluster runs before any remote store */
+  if (pl->cluster > 1) /* waited on before the first remote store (codegen/reduce.c) */
+    cx->tg->cluster_arrive(cx, 1);
   LLVMValueRef m1 = LLVMBuildSub(b, rs.rows_arg, LLVMConstInt(cx->i64, 1, 0), "");
   LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "prefetch.first");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), pl->prefetch ? pre : body, exit);
+  LLVMBasicBlockRef idle = exit;
+  if (pl->cluster > 1) { /* no row block for this cluster: still wait on the arrive */
+    idle = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "cluster.idle");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
+    LLVMPositionBuilderAtEnd(b, idle);
+    cx->tg->cluster_wait(cx);
+    LLVMBuildBr(b, exit);
+    LLVMPositionBuilderAtEnd(b, here);
+  }
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), pl->prefetch ? pre : body, idle);
 
   /* raw loads: with prefetch, row block rb+step is loaded while rb computes */
   unsigned nreads = 0;
@@ -407,9 +432,12 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
 
   LLVMPositionBuilderAtEnd(b, body);
   LLVMValueRef rb = LLVMBuildPhi(b, cx->i64, "row.block");
+  cx->iteration = LLVMBuildPhi(b, cx->i32, "iteration");
+  cx->cluster_started = 0;
   for (unsigned r = 0; pl->prefetch && r < nreads; r++)
     for (unsigned c = 0; c < pl->chunks; c++)
       raw_cur[r * pl->chunks + c] = LLVMBuildPhi(b, LLVMTypeOf(raw_first[r * pl->chunks + c]), "x.cur");
+  cx->parity = LLVMBuildAnd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "parity");
   row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
   rs.row = LLVMBuildAdd(b, LLVMBuildMul(b, rb, R, ""), row_in, "row");
   rs.row_valid = LLVMBuildICmp(b, LLVMIntSLT, rs.row, rs.rows_arg, "row.ok");
@@ -431,28 +459,28 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
 
   lval vals[SGT_MAX_OPS];
   cx->next_slot = 0;
-  for (int i = 0; i < t->nops; i++) {
+  memset(rs.done, 0, sizeof rs.done);
+  for (int i = 0; i < t->nops; i++)
     vals[i].chunks = store + (size_t)i * pl->chunks;
+  for (int i = 0; i < t->nops; i++)
     lower_op(cx, &rs, t->ops, vals, i);
-  }
   free(store);
-  if (pl->waves_per_row > 1 && pl->nreductions == 1)
-    cx->tg->barrier(cx); /* one buffer: the next iteration must not overwrite it early */
-  if (pl->cluster > 1 && pl->nreductions == 1)
-    cx->tg->cluster_barrier(cx);
+  LLVMValueRef next_iteration = LLVMBuildAdd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
   LLVMBuildCondBr(b, more, body, exit);
   LLVMValueRef in_vals[2] = {first, next};
   LLVMBasicBlockRef in_bbs[2] = {pl->prefetch ? pre : entry, latch};
   LLVMAddIncoming(rb, in_vals, in_bbs, 2);
+  LLVMValueRef it_vals[2] = {LLVMConstInt(cx->i32, 0, 0), next_iteration};
+  LLVMAddIncoming(cx->iteration, it_vals, in_bbs, 2);
   for (unsigned k = 0; pl->prefetch && k < nreads * pl->chunks; k++) {
     LLVMValueRef v[2] = {raw_first[k], raw_next[k]};
     LLVMAddIncoming(raw_cur[k], v, in_bbs, 2);
   }
   free(raw_store);
   LLVMPositionBuilderAtEnd(b, exit);
-  if (pl->cluster > 1)
-    cx->tg->cluster_barrier(cx); /* no block leaves while others may write to it */
+  /* no exit barrier: every remote store precedes a cluster barrier that all
+   * blocks of the cluster pass before any of them leaves */
   LLVMBuildRetVoid(b);
   return add_meta_global(cx, diag);
 }

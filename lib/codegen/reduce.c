@@ -1,7 +1,13 @@
-/* reduce.c - the row reduction tree (codegen/codegen.h): thread-local tree
- * over the thread's values, xor-shuffle butterfly over the row's lanes of a
+/* reduce.c - the row reduction tree (codegen/codegen.h): a thread-local tree
+ * over the thread's values, an xor-shuffle butterfly over the row's lanes of a
  * wave (target hook), then, when a row spans several waves, one partial per
- * wave through shared memory and a barrier (target hook). */
+ * wave through shared memory and a barrier, and, when it spans a cluster, one
+ * partial per block through distributed shared memory and a cluster barrier.
+ *
+ * A partial is one float (max, sum) or the pair (max, sum of exp(x - max)) of
+ * the online softmax, which reduces both in one pass over the tree. Shared
+ * memory buffers alternate between even and odd iterations of the row loop,
+ * so a buffer is never rewritten before every thread has read it. */
 #include <math.h>
 #include <string.h>
 
@@ -17,48 +23,187 @@ LLVMValueRef sgc_intrinsic(sgc_ctx *cx, const char *name, LLVMTypeRef overload,
 }
 
 LLVMValueRef sgc_identity(sgc_ctx *cx, sgc_reduce_kind kind) {
-  return LLVMConstReal(cx->f32, kind == SGC_REDUCE_MAX ? -INFINITY : 0.0);
+  return LLVMConstReal(cx->f32, kind == SGC_REDUCE_SUM ? 0.0 : -INFINITY);
 }
 
-LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVMValueRef b) {
-  if (kind == SGC_REDUCE_SUM)
-    return LLVMBuildFAdd(cx->b, a, b, "");
+static LLVMValueRef vmax(sgc_ctx *cx, LLVMValueRef a, LLVMValueRef b) {
   LLVMValueRef args[2] = {a, b};
   return sgc_intrinsic(cx, "llvm.maxnum", LLVMTypeOf(a), args, 2);
 }
 
-/* Pairwise tree over n values (n >= 1); keeps rounding error at log2(n). */
-static LLVMValueRef tree(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *v, unsigned n) {
+LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVMValueRef b) {
+  return kind == SGC_REDUCE_SUM ? LLVMBuildFAdd(cx->b, a, b, "") : vmax(cx, a, b);
+}
+
+LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x) {
+  LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
+  if (LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind) {
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
+    LLVMValueRef e[16];
+    for (unsigned i = 0; i < n; i++)
+      e[i] = log2e;
+    log2e = LLVMConstVector(e, n);
+  }
+  return cx->tg->exp2(cx, LLVMBuildFMul(cx->b, x, log2e, ""));
+}
+
+/* exp(m - M), exactly 1 when m == M (so that -inf - -inf is not NaN). */
+LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M) {
+  LLVMValueRef same = LLVMBuildFCmp(cx->b, LLVMRealOEQ, m, M, "");
+  return LLVMBuildSelect(cx->b, same, LLVMConstReal(cx->f32, 1.0),
+                         sgc_exp(cx, LLVMBuildFSub(cx->b, m, M, "")), "rescale");
+}
+
+/* A partial: v[0] alone, or the online pair (v[0] max, v[1] sum). */
+typedef struct partial {
+  LLVMValueRef v[2];
+} partial;
+
+static unsigned width_of(sgc_reduce_kind kind) { return kind == SGC_REDUCE_ONLINE ? 2 : 1; }
+
+static partial combine(sgc_ctx *cx, sgc_reduce_kind kind, partial a, partial b) {
+  partial r;
+  if (kind != SGC_REDUCE_ONLINE) {
+    r.v[0] = sgc_combine(cx, kind, a.v[0], b.v[0]);
+    return r;
+  }
+  r.v[0] = vmax(cx, a.v[0], b.v[0]);
+  r.v[1] = LLVMBuildFAdd(cx->b, LLVMBuildFMul(cx->b, a.v[1], sgc_rescale(cx, a.v[0], r.v[0]), ""),
+                         LLVMBuildFMul(cx->b, b.v[1], sgc_rescale(cx, b.v[0], r.v[0]), ""), "");
+  return r;
+}
+
+/* Pairwise tree over n partials (n >= 1); keeps rounding error at log2(n). */
+static partial tree(sgc_ctx *cx, sgc_reduce_kind kind, partial *v, unsigned n) {
   while (n > 1) {
     unsigned half = (n + 1) / 2;
     for (unsigned i = 0; i + half < n; i++)
-      v[i] = sgc_combine(cx, kind, v[i], v[i + half]);
+      v[i] = combine(cx, kind, v[i], v[i + half]);
     n = half;
   }
   return v[0];
 }
 
-static LLVMValueRef block_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc);
-static LLVMValueRef cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc);
+static LLVMValueRef tree1(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *v, unsigned n) {
+  partial p[64];
+  for (unsigned i = 0; i < n; i++)
+    p[i].v[0] = v[i];
+  return tree(cx, kind, p, n).v[0];
+}
 
-LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chunks) {
+/* One float of shared memory: index idx (i32) of the reduction buffers. */
+static LLVMValueRef smem_at(sgc_ctx *cx, LLVMValueRef idx) {
+  LLVMValueRef i64 = LLVMBuildZExt(cx->b, idx, cx->i64, "");
+  return LLVMBuildGEP2(cx->b, cx->f32, cx->smem, &i64, 1, "");
+}
+
+/* Index of float k of partial `which` of this row in buffer area `area`
+ * (first float of the area, floats per iteration parity), `count` partials. */
+static LLVMValueRef slot_index(sgc_ctx *cx, unsigned area, unsigned per_parity, unsigned slot,
+                               unsigned count, unsigned width, LLVMValueRef which, unsigned k) {
+  LLVMBuilderRef b = cx->b;
+  unsigned slot_floats = cx->plan->rows_per_block * count * width;
+  LLVMValueRef base = LLVMBuildAdd(
+      b, LLVMConstInt(cx->i32, area + slot * slot_floats, 0),
+      LLVMBuildMul(b, cx->parity, LLVMConstInt(cx->i32, per_parity, 0), ""), "");
+  LLVMValueRef row = LLVMBuildMul(b, cx->row_in_block, LLVMConstInt(cx->i32, count * width, 0), "");
+  LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, which, LLVMConstInt(cx->i32, width, 0), ""),
+                                 LLVMConstInt(cx->i32, k, 0), "");
+  return LLVMBuildAdd(b, LLVMBuildAdd(b, base, row, ""), at, "");
+}
+
+/* Runs `guard ? body : nothing` where body stores; returns to the join block. */
+static LLVMBasicBlockRef open_if(sgc_ctx *cx, LLVMValueRef guard, const char *name) {
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, name);
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "join");
+  LLVMBuildCondBr(cx->b, guard, then, join);
+  LLVMPositionBuilderAtEnd(cx->b, then);
+  return join;
+}
+static void close_if(sgc_ctx *cx, LLVMBasicBlockRef join) {
+  LLVMBuildBr(cx->b, join);
+  LLVMPositionBuilderAtEnd(cx->b, join);
+}
+
+/* Block level: lane 0 of each wave stores its partial; a barrier; every
+ * thread of the row reads all of them. */
+static partial block_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
-  LLVMValueRef vals[64];
-  unsigned n = pl->chunks;
+  unsigned P = pl->waves_per_row, w = width_of(kind), slot = cx->next_slot;
+  LLVMValueRef lane_in_wave = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->wave - 1, 0), "");
+  LLVMValueRef wave_in_row =
+      LLVMBuildLShr(b, cx->lane_in_row, LLVMConstInt(cx->i32, __builtin_ctz(pl->wave), 0), "");
+  LLVMBasicBlockRef join = open_if(
+      cx, LLVMBuildICmp(b, LLVMIntEQ, lane_in_wave, LLVMConstInt(cx->i32, 0, 0), ""), "red.store");
+  for (unsigned k = 0; k < w; k++)
+    LLVMBuildStore(b, acc.v[k], smem_at(cx, slot_index(cx, 0, pl->smem_parity_floats, slot, P, 2,
+                                                       wave_in_row, k)));
+  close_if(cx, join);
+  cx->tg->barrier(cx);
+  partial parts[32];
+  for (unsigned i = 0; i < P; i++)
+    for (unsigned k = 0; k < w; k++)
+      parts[i].v[k] = LLVMBuildLoad2(
+          b, cx->f32,
+          smem_at(cx, slot_index(cx, 0, pl->smem_parity_floats, slot, P, 2,
+                                 LLVMConstInt(cx->i32, i, 0), k)),
+          "");
+  return tree(cx, kind, parts, P);
+}
 
-  /* thread: chunks -> one vector -> one scalar */
-  for (unsigned i = 0; i < n; i++)
-    vals[i] = chunks[i];
-  LLVMValueRef v = tree(cx, kind, vals, n);
-  for (unsigned i = 0; i < pl->vec; i++)
-    vals[i] = LLVMBuildExtractElement(b, v, LLVMConstInt(cx->i32, i, 0), "");
-  LLVMValueRef acc = tree(cx, kind, vals, pl->vec);
+/* Cluster level: the row's lane 0 stores the block's partial into entry
+ * [rank] of every block of the cluster (distributed shared memory); a cluster
+ * barrier; every thread reads the cluster's partials from its own block. The
+ * first cluster stage of the kernel first waits on the arrive the kernel made
+ * at entry: every block of the cluster then runs, so remote stores are safe;
+ * the wait comes this late so that the loads overlap it. */
+static partial cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  unsigned C = pl->cluster, w = width_of(kind), slot = cx->next_slot;
+  unsigned area = pl->smem_bytes / 4 - 2 * pl->cluster_parity_floats;
+  if (!cx->cluster_started) {
+    LLVMBasicBlockRef join = open_if(
+        cx, LLVMBuildICmp(b, LLVMIntEQ, cx->iteration, LLVMConstInt(cx->i32, 0, 0), ""),
+        "cluster.started");
+    cx->tg->cluster_wait(cx);
+    close_if(cx, join);
+    cx->cluster_started = 1;
+  }
+  LLVMBasicBlockRef join = open_if(
+      cx, LLVMBuildICmp(b, LLVMIntEQ, cx->lane_in_row, LLVMConstInt(cx->i32, 0, 0), ""),
+      "cluster.store");
+  for (unsigned k = 0; k < w; k++) {
+    LLVMValueRef p = smem_at(cx, slot_index(cx, area, pl->cluster_parity_floats, slot, C, 2,
+                                            cx->cluster_rank, k));
+    for (unsigned r = 0; r < C; r++)
+      cx->tg->cluster_store(cx, p, LLVMConstInt(cx->i32, r, 0), acc.v[k]);
+  }
+  close_if(cx, join);
+  cx->tg->cluster_arrive(cx, 0);
+  cx->tg->cluster_wait(cx);
+  partial parts[16];
+  for (unsigned i = 0; i < C; i++)
+    for (unsigned k = 0; k < w; k++)
+      parts[i].v[k] = LLVMBuildLoad2(
+          b, cx->f32,
+          smem_at(cx, slot_index(cx, area, pl->cluster_parity_floats, slot, C, 2,
+                                 LLVMConstInt(cx->i32, i, 0), k)),
+          "");
+  return tree(cx, kind, parts, C);
+}
 
-  /* wave: butterfly over the row's lanes within the wave */
+/* Wave, block and cluster levels of a partial every thread of the row holds. */
+static partial across_threads(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
+  const sg_plan *pl = cx->plan;
   unsigned width = pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave;
-  for (unsigned m = width / 2; m >= 1; m /= 2)
-    acc = sgc_combine(cx, kind, acc, cx->tg->shuffle_xor(cx, acc, m, width));
+  for (unsigned m = width / 2; m >= 1; m /= 2) {
+    partial other;
+    for (unsigned k = 0; k < width_of(kind); k++)
+      other.v[k] = cx->tg->shuffle_xor(cx, acc.v[k], m, width);
+    acc = combine(cx, kind, acc, other);
+  }
   if (pl->waves_per_row > 1)
     acc = block_stage(cx, kind, acc);
   if (pl->cluster > 1)
@@ -67,69 +212,56 @@ LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chu
   return acc;
 }
 
-/* Block level: lane 0 of each wave stores its partial; a barrier; every
- * thread of the row reads all of them. */
-static LLVMValueRef block_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc) {
+LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chunks) {
   const sg_plan *pl = cx->plan;
-  LLVMBuilderRef b = cx->b;
   LLVMValueRef vals[64];
-
-  unsigned P = pl->waves_per_row;
-  LLVMValueRef lane_in_wave = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->wave - 1, 0), "");
-  LLVMValueRef wave_in_row =
-      LLVMBuildLShr(b, cx->lane_in_row, LLVMConstInt(cx->i32, __builtin_ctz(pl->wave), 0), "");
-  unsigned slot = cx->next_slot % pl->smem_slots;
-  LLVMValueRef base = LLVMBuildAdd(
-      b, LLVMConstInt(cx->i32, (unsigned long long)slot * pl->rows_per_block * P, 0),
-      LLVMBuildMul(b, cx->row_in_block, LLVMConstInt(cx->i32, P, 0), ""), "red.base");
-  LLVMValueRef is_lane0 = LLVMBuildICmp(b, LLVMIntEQ, lane_in_wave, LLVMConstInt(cx->i32, 0, 0), "");
-  LLVMBasicBlockRef st_bb = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "red.store");
-  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "red.join");
-  LLVMBuildCondBr(b, is_lane0, st_bb, join);
-  LLVMPositionBuilderAtEnd(b, st_bb);
-  LLVMValueRef idx = LLVMBuildZExt(b, LLVMBuildAdd(b, base, wave_in_row, ""), cx->i64, "");
-  LLVMValueRef p = LLVMBuildGEP2(b, cx->f32, cx->smem, &idx, 1, "");
-  LLVMBuildStore(b, acc, p);
-  LLVMBuildBr(b, join);
-  LLVMPositionBuilderAtEnd(b, join);
-  cx->tg->barrier(cx);
-  for (unsigned i = 0; i < P; i++) {
-    LLVMValueRef j = LLVMBuildZExt(b, LLVMBuildAdd(b, base, LLVMConstInt(cx->i32, i, 0), ""),
-                                   cx->i64, "");
-    LLVMValueRef q = LLVMBuildGEP2(b, cx->f32, cx->smem, &j, 1, "");
-    vals[i] = LLVMBuildLoad2(b, cx->f32, q, "");
-  }
-  return tree(cx, kind, vals, P);
+  for (unsigned i = 0; i < pl->chunks; i++)
+    vals[i] = chunks[i];
+  LLVMValueRef v = tree1(cx, kind, vals, pl->chunks); /* chunks -> one vector */
+  for (unsigned i = 0; i < pl->vec; i++)
+    vals[i] = LLVMBuildExtractElement(cx->b, v, LLVMConstInt(cx->i32, i, 0), "");
+  partial acc = {{tree1(cx, kind, vals, pl->vec), NULL}};
+  return across_threads(cx, kind, acc).v[0];
 }
 
-/* Cluster level: the row's lane 0 stores the block's partial into slot
- * [rank] of every block of the cluster (distributed shared memory); a cluster
- * barrier; every thread reads the cluster's partials from its own block. */
-static LLVMValueRef cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef acc) {
+void sgc_reduce_row_online(sgc_ctx *cx, LLVMValueRef *x, LLVMValueRef *e, LLVMValueRef *max,
+                           LLVMValueRef *sum) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
   LLVMValueRef vals[64];
-  unsigned C = pl->cluster, first = (pl->smem_bytes - pl->cluster_bytes) / 4;
-  unsigned slot = cx->next_slot % pl->nreductions;
-  LLVMValueRef base = LLVMBuildAdd(
-      b, LLVMConstInt(cx->i32, first + slot * pl->rows_per_block * C, 0),
-      LLVMBuildMul(b, cx->row_in_block, LLVMConstInt(cx->i32, C, 0), ""), "cluster.base");
-  LLVMValueRef is_lane0 = LLVMBuildICmp(b, LLVMIntEQ, cx->lane_in_row, LLVMConstInt(cx->i32, 0, 0), "");
-  LLVMBasicBlockRef st_bb = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "cluster.store");
-  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "cluster.join");
-  LLVMBuildCondBr(b, is_lane0, st_bb, join);
-  LLVMPositionBuilderAtEnd(b, st_bb);
-  LLVMValueRef idx = LLVMBuildZExt(b, LLVMBuildAdd(b, base, cx->cluster_rank, ""), cx->i64, "");
-  LLVMValueRef p = LLVMBuildGEP2(b, cx->f32, cx->smem, &idx, 1, "");
-  for (unsigned r = 0; r < C; r++)
-    cx->tg->cluster_store(cx, p, LLVMConstInt(cx->i32, r, 0), acc);
-  LLVMBuildBr(b, join);
-  LLVMPositionBuilderAtEnd(b, join);
-  cx->tg->cluster_barrier(cx);
-  for (unsigned i = 0; i < C; i++) {
-    LLVMValueRef j = LLVMBuildZExt(b, LLVMBuildAdd(b, base, LLVMConstInt(cx->i32, i, 0), ""),
-                                   cx->i64, "");
-    vals[i] = LLVMBuildLoad2(b, cx->f32, LLVMBuildGEP2(b, cx->f32, cx->smem, &j, 1, ""), "");
+  for (unsigned i = 0; i < pl->chunks; i++)
+    vals[i] = x[i];
+  LLVMValueRef v = tree1(cx, SGC_REDUCE_MAX, vals, pl->chunks);
+  for (unsigned i = 0; i < pl->vec; i++)
+    vals[i] = LLVMBuildExtractElement(b, v, LLVMConstInt(cx->i32, i, 0), "");
+  LLVMValueRef mt = tree1(cx, SGC_REDUCE_MAX, vals, pl->vec); /* the thread's max */
+  /* a thread whose values are all -inf (masked columns) subtracts 0: its exps are 0 */
+  LLVMValueRef ninf = LLVMConstReal(cx->f32, -INFINITY);
+  LLVMValueRef shift = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, mt, ninf, ""),
+                                       LLVMConstReal(cx->f32, 0.0), mt, "");
+  LLVMValueRef splat_elems[16];
+  for (unsigned i = 0; i < pl->vec; i++)
+    splat_elems[i] = LLVMConstInt(cx->i32, 0, 0);
+  LLVMTypeRef vt = LLVMVectorType(cx->f32, pl->vec);
+  LLVMValueRef sv = LLVMBuildShuffleVector(
+      b, LLVMBuildInsertElement(b, LLVMGetPoison(vt), shift, LLVMConstInt(cx->i32, 0, 0), ""),
+      LLVMGetPoison(vt), LLVMConstVector(splat_elems, pl->vec), "");
+  for (unsigned c = 0; c < pl->chunks; c++) {
+    e[c] = sgc_exp(cx, LLVMBuildFSub(b, x[c], sv, ""));
+    vals[c] = e[c];
   }
-  return tree(cx, kind, vals, C);
+  v = tree1(cx, SGC_REDUCE_SUM, vals, pl->chunks);
+  for (unsigned i = 0; i < pl->vec; i++)
+    vals[i] = LLVMBuildExtractElement(b, v, LLVMConstInt(cx->i32, i, 0), "");
+  partial acc = {{mt, tree1(cx, SGC_REDUCE_SUM, vals, pl->vec)}};
+  acc = across_threads(cx, SGC_REDUCE_ONLINE, acc);
+  *max = acc.v[0];
+  *sum = acc.v[1];
+  /* the thread's exps were relative to its own max: rescale to the row's */
+  LLVMValueRef r = sgc_rescale(cx, mt, acc.v[0]); /* 0 for an all -inf thread */
+  LLVMValueRef rv = LLVMBuildShuffleVector(
+      b, LLVMBuildInsertElement(b, LLVMGetPoison(vt), r, LLVMConstInt(cx->i32, 0, 0), ""),
+      LLVMGetPoison(vt), LLVMConstVector(splat_elems, pl->vec), "");
+  for (unsigned c = 0; c < pl->chunks; c++)
+    e[c] = LLVMBuildFMul(b, e[c], rv, "");
 }

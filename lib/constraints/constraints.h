@@ -37,6 +37,7 @@ struct sg_constraints {
   int nwave;
   sgc_tile wave[SGC_MAX_DIMS];
   unsigned rows_in_flight; /* PipelineConstraint: 0 not given, 1 or 2 */
+  int online;              /* PipelineConstraint: 0 not given, 1 off, 2 on */
   sgc_loc pipeline_loc;
 };
 
@@ -68,11 +69,15 @@ struct sg_plan {
   unsigned smem_slots;      /* reduction buffers (>= 2 so iterations need no extra barrier) */
   unsigned smem_bytes;
   unsigned cluster_bytes;   /* shared memory for the cluster-level partials */
+  unsigned smem_parity_floats;    /* floats of block-level buffers per iteration parity */
+  unsigned cluster_parity_floats; /* floats of cluster-level buffers per iteration parity */
+  int online;               /* max and sum of exp(x - max) reduced as one online pair */
+  unsigned passes;          /* reductions through the tree: nreductions less fused chains */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
   unsigned min_blocks_per_sm; /* occupancy hint for the kernel attributes (0: none) */
   int prefetch;             /* 1: load row block i+1 while computing i (persistent grid) */
   struct {
-    int wave, waves, rows, vec, cluster, prefetch;
+    int wave, waves, rows, vec, cluster, prefetch, online;
   } chosen;                 /* 1 where auto-configuration chose the value */
 };
 

@@ -8,7 +8,8 @@
  *   value      := INT | NAME | '(' INT { ',' INT } ')' | '{' NAME ':' (INT|NAME) { ',' ... } '}'
  * Positional order is Wave's: HardwareConstraint(threads_per_wave,
  * waves_per_block, vector_shapes), WorkgroupConstraint(dim, tile, grid_axis),
- * WaveConstraint(dim, tile), and softgen's own PipelineConstraint(rows_in_flight).
+ * WaveConstraint(dim, tile), and softgen's own PipelineConstraint(rows_in_flight,
+ * online).
  * A tile written as a dim name means the whole dim. */
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,7 @@ static const char *const params[K_COUNT][3] = {
     {"threads_per_wave", "waves_per_block", "vector_shapes"},
     {"dim", "tile", "grid_axis"},
     {"dim", "tile", NULL},
-    {"rows_in_flight", NULL, NULL}};
+    {"rows_in_flight", "online", NULL}};
 
 static void set_loc(sgc_loc *loc, const char *file, int line, int col) {
   snprintf(loc->file, sizeof loc->file, "%s", file);
@@ -156,6 +157,14 @@ static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constr
 #define WANT(kd, what)                                                                   \
   if (v->kind != kd)                                                                     \
     return ERR_AT(ps, v->line, v->col, "%s: %s must be %s", kind_names[k], pname, what);
+  if (k == K_PIPELINE && slot == 1) {
+    WANT(V_INT, "0 or 1");
+    if (v->i > 1)
+      return ERR_AT(ps, v->line, v->col, "PipelineConstraint: online must be 0 (max and sum "
+                    "reduced apart) or 1 (as one pass of online softmax pairs)");
+    c->online = (int)v->i + 1;
+    return SG_OK;
+  }
   if (k == K_PIPELINE) {
     WANT(V_INT, "1 or 2");
     if (v->i < 1 || v->i > 2)
@@ -242,13 +251,13 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   sgc_tile tile;
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
-  int nslots = k == K_PIPELINE ? 1 : k == K_WAVE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
+  int nslots = k == K_WAVE || k == K_PIPELINE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
   value tile_name; /* a tile written as a name, e.g. tile=N before dim=N */
   tile_name.kind = V_INT;
   if (k == K_HW && c->has_hw)
     return ERR_AT(ps, line, col, "HardwareConstraint given twice (first at %s:%d:%d)",
                   c->hw_loc.file, c->hw_loc.line, c->hw_loc.col);
-  if (k == K_PIPELINE && c->rows_in_flight)
+  if (k == K_PIPELINE && (c->rows_in_flight || c->online))
     return ERR_AT(ps, line, col, "PipelineConstraint given twice (first at %s:%d:%d)",
                   c->pipeline_loc.file, c->pipeline_loc.line, c->pipeline_loc.col);
   while (!sgl_is_punct(&ps->lx, ')')) {
@@ -294,8 +303,8 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     return SG_OK;
   }
   if (k == K_PIPELINE) {
-    if (!seen[0])
-      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight");
+    if (!seen[0] && !seen[1])
+      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight or online");
     set_loc(&c->pipeline_loc, ps->file, line, col);
     return SG_OK;
   }

@@ -458,10 +458,29 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   for (int i = 0; i < t->nops; i++)
     pl->nreductions += (unsigned)sgt_opcode_is_reduction(t->ops[i].code);
   choose_pipeline(r);
-  pl->smem_slots = pl->waves_per_row > 1 ? pl->nreductions : 0;
-  pl->smem_bytes = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 4;
-  pl->cluster_bytes = pl->cluster > 1 ? pl->nreductions * pl->rows_per_block * pl->cluster * 4 : 0;
-  pl->smem_bytes += pl->cluster_bytes;
+  /* reductions through shared memory: an online (max, sum) chain is one; each
+   * buffer holds 2 floats a partial and there is one set per iteration parity */
+  /* online pairs save a pass; by default only where that pass is a cluster
+   * barrier: without clusters they measured slower on an H200 (more registers
+   * and an exp per shuffle step), with clusters faster */
+  unsigned passes = pl->nreductions;
+  int chains = 0;
+  for (int i = 0; i < t->nops; i++) {
+    int e, s;
+    chains += sgt_online_chain(t, i, &e, &s);
+  }
+  pl->online = rs.c->online ? rs.c->online == 2 : pl->cluster > 1;
+  pl->chosen.online = !rs.c->online;
+  if (!chains)
+    pl->online = 0;
+  if (pl->online)
+    passes -= (unsigned)chains;
+  pl->passes = passes;
+  pl->smem_slots = pl->waves_per_row > 1 ? passes : 0;
+  pl->smem_parity_floats = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 2;
+  pl->cluster_parity_floats = pl->cluster > 1 ? passes * pl->rows_per_block * pl->cluster * 2 : 0;
+  pl->cluster_bytes = 2 * pl->cluster_parity_floats * 4;
+  pl->smem_bytes = 2 * pl->smem_parity_floats * 4 + pl->cluster_bytes;
   if (pl->smem_bytes > tg->max_static_smem) {
     unsigned need = pl->smem_bytes;
     free(pl);
@@ -501,18 +520,22 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
           pl->prefetch ? "2 (the next row block loads while this one computes; persistent grid)"
                        : "1",
           a[pl->chosen.prefetch]);
-  fprintf(f, "  reductions        %u: thread (%u values)", pl->nreductions, pl->elems_per_thread);
+  unsigned passes = pl->passes;
+  fprintf(f, "  reductions        %u%s in %u pass%s%s: thread (%u values)", pl->nreductions,
+          pl->online ? " (max and sum fused: online softmax pairs)" : "", passes,
+          passes == 1 ? "" : "es", a[pl->chosen.online && pl->online], pl->elems_per_thread);
   fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
           pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
   if (pl->waves_per_row > 1)
-    fprintf(f, " -> block (%u partials in shared memory, 1 barrier each)", pl->waves_per_row);
+    fprintf(f, " -> block (%u partials in shared memory, 1 barrier a pass)", pl->waves_per_row);
   if (pl->cluster > 1)
-    fprintf(f, " -> cluster (%u partials in distributed shared memory, 1 cluster barrier each)",
+    fprintf(f, " -> cluster (%u partials in distributed shared memory, 1 cluster barrier a pass)",
             pl->cluster);
-  fprintf(f, "\n  shared_memory     %u bytes (%u buffers x %u rows x %u partials x 4 B", pl->smem_bytes,
-          pl->smem_slots, pl->rows_per_block, pl->waves_per_row);
+  fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u partials x 2 "
+          "floats", pl->smem_bytes, pl->smem_slots, pl->smem_slots == 1 ? "" : "s",
+          pl->rows_per_block, pl->waves_per_row);
   if (pl->cluster > 1)
-    fprintf(f, " + %u x %u rows x %u cluster partials x 4 B", pl->nreductions, pl->rows_per_block,
+    fprintf(f, " + 2 x %u x %u rows x %u cluster partials x 2 floats", passes, pl->rows_per_block,
             pl->cluster);
   fprintf(f, ")\n");
   if (pl->cluster > 1)

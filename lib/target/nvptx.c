@@ -27,8 +27,11 @@ static void initialize(void) {
 static const char *cpu(const char *arch) { return arch; }
 static const char *features(const char *arch, unsigned wave) {
   (void)wave;
-  /* sm_100 needs PTX 8.6; LLVM picks the minimum PTX version per arch otherwise */
-  return strcmp(arch, "sm_100") == 0 ? "+ptx86" : "";
+  /* sm_100 needs PTX 8.6; on sm_90 the relaxed cluster arrive needs PTX 8.0
+   * (LLVM would pick 7.8); older archs get LLVM's minimum PTX version */
+  if (strcmp(arch, "sm_100") == 0)
+    return "+ptx86";
+  return strncmp(arch, "sm_90", 5) == 0 ? "+ptx80" : "";
 }
 
 static LLVMValueRef sreg(sgc_ctx *cx, const char *name) {
@@ -78,8 +81,12 @@ static LLVMValueRef cluster_id(sgc_ctx *cx) { return sreg(cx, "llvm.nvvm.read.pt
 static LLVMValueRef cluster_count(sgc_ctx *cx) {
   return sreg(cx, "llvm.nvvm.read.ptx.sreg.nclusterid.x");
 }
-static void cluster_barrier(sgc_ctx *cx) { /* arrive has .release, wait .acquire semantics */
-  sgc_intrinsic(cx, "llvm.nvvm.barrier.cluster.arrive.aligned", NULL, NULL, 0);
+static void cluster_arrive(sgc_ctx *cx, int relaxed) { /* .release unless relaxed */
+  sgc_intrinsic(cx, relaxed ? "llvm.nvvm.barrier.cluster.arrive.relaxed.aligned"
+                            : "llvm.nvvm.barrier.cluster.arrive.aligned",
+                NULL, NULL, 0);
+}
+static void cluster_wait(sgc_ctx *cx) { /* .acquire */
   sgc_intrinsic(cx, "llvm.nvvm.barrier.cluster.wait.aligned", NULL, NULL, 0);
 }
 static void cluster_store(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v) {
@@ -137,7 +144,8 @@ const sg_target_info sg_target_nvptx = {
     .cluster_rank = cluster_rank,
     .cluster_id = cluster_id,
     .cluster_count = cluster_count,
-    .cluster_barrier = cluster_barrier,
+    .cluster_arrive = cluster_arrive,
+    .cluster_wait = cluster_wait,
     .cluster_store = cluster_store,
     .assemble = assemble,
 };

@@ -60,7 +60,10 @@ typedef struct sg_target_info {
   LLVMValueRef (*cluster_rank)(struct sgc_ctx *cx);  /* rank of this block in its cluster */
   LLVMValueRef (*cluster_id)(struct sgc_ctx *cx);    /* index of the cluster in the grid */
   LLVMValueRef (*cluster_count)(struct sgc_ctx *cx); /* clusters in the grid */
-  void (*cluster_barrier)(struct sgc_ctx *cx);       /* all threads of the cluster; release/acquire */
+  /* A cluster barrier in two halves: arrive (release, or relaxed: no memory
+   * ordering), then wait (acquire) for every thread of the cluster to arrive. */
+  void (*cluster_arrive)(struct sgc_ctx *cx, int relaxed);
+  void (*cluster_wait)(struct sgc_ctx *cx);
   /* Stores v at `local` (a shared-memory address) in the block of rank `rank`. */
   void (*cluster_store)(struct sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v);
 

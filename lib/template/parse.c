@@ -30,6 +30,32 @@ const char *sgt_opcode_name(sgt_opcode code) { return op_info[code].name; }
 int sgt_opcode_arity(sgt_opcode code) { return op_info[code].arity; }
 int sgt_opcode_is_reduction(sgt_opcode code) { return code == SGT_MAX || code == SGT_SUM; }
 
+int sgt_online_chain(const sg_template *t, int i, int *exp_op, int *sum_op) {
+  const sgt_op *o = t->ops;
+  if (o[i].code != SGT_MAX)
+    return 0;
+  int a = o[i].operands[0];
+  for (int j = i + 1; j < t->nops; j++) {
+    if (o[j].code != SGT_BROADCAST || o[j].operands[0] != i)
+      continue;
+    for (int k = j + 1; k < t->nops; k++) {
+      if (o[k].code != SGT_SUB || o[k].operands[0] != a || o[k].operands[1] != j)
+        continue;
+      for (int l = k + 1; l < t->nops; l++) {
+        if (o[l].code != SGT_EXP || o[l].operands[0] != k)
+          continue;
+        for (int p = l + 1; p < t->nops; p++)
+          if (o[p].code == SGT_SUM && o[p].operands[0] == l && o[p].dim == o[i].dim) {
+            *exp_op = l;
+            *sum_op = p;
+            return 1;
+          }
+      }
+    }
+  }
+  return 0;
+}
+
 typedef struct parser {
   sgl_lexer lx;
   sg_template *t;

@@ -74,4 +74,9 @@ const char *sgt_opcode_name(sgt_opcode code);
 int sgt_opcode_arity(sgt_opcode code);
 int sgt_opcode_is_reduction(sgt_opcode code);
 
+/* The online-softmax chain from max op i: m = max(a), b = broadcast(m),
+ * d = sub(a, b), e = exp(d), s = sum(e) over the same dim. Fills the op
+ * indices of e and s and returns 1 when op i starts one, else 0. */
+int sgt_online_chain(const sg_template *t, int i, int *exp_op, int *sum_op);
+
 #endif

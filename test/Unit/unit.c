@@ -231,8 +231,9 @@ static void test_plan(void) {
               !pl->masked,
           "plan: f16 N=8192: 16-byte vectors, 4 chunks, no masked tail");
     check(pl->waves_per_row == 8 && pl->rows_per_wave == 1 && pl->shuffle_steps == 5 &&
-              pl->nreductions == 2 && pl->smem_slots == 2 && pl->smem_bytes == 64,
-          "plan: f16 N=8192: block reduction of 8 partials in 64 bytes");
+              pl->nreductions == 2 && !pl->online && pl->passes == 2 && pl->smem_slots == 2 &&
+              pl->smem_parity_floats == 32 && pl->smem_bytes == 256,
+          "plan: f16 N=8192: max and sum in 2 passes of 8 partials (2 floats), 2 parities, 256 bytes");
     check(pl->chosen.wave && pl->chosen.waves && pl->chosen.rows && pl->chosen.vec,
           "plan: f16 N=8192: everything chosen automatically");
     check(strcmp(sg_plan_kernel_name(pl), "softgen_softmax_f16_n8192") == 0 &&
@@ -271,7 +272,7 @@ static void test_plan(void) {
                "WorkgroupConstraint(M, 2)\nWaveConstraint(N, 1024)",
                2048, SG_DTYPE_F16, NULL, NULL, &pl, &d);
   check(st == SG_OK && pl && pl->block_threads == 128 && pl->rows_per_block == 2 &&
-            pl->threads_per_row == 64 && pl->waves_per_row == 2 && pl->smem_bytes == 32 &&
+            pl->threads_per_row == 64 && pl->waves_per_row == 2 && pl->smem_bytes == 128 &&
             !pl->chosen.wave && !pl->chosen.waves && !pl->chosen.rows,
         "plan: given constraints are honoured and not marked auto");
   sg_plan_destroy(pl);

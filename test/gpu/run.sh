@@ -255,13 +255,19 @@ chk() { # OBJECT M; rc 98: not started, the stage's time was up
 }
 export -f chk
 export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 240))
-cut -f1 "$objs/manifest.tsv" | while read -r f; do
-  printf '%s\0%s\0' "$objs/$f" 1 "$objs/$f" 4096
+# M = 4096, or fewer rows where 4096 rows exceed 2^24 elements (the float64 CPU
+# reference of softgen-run is single-threaded; the suite covers large M)
+cut -f1,4 "$objs/manifest.tsv" | while read -r f n; do
+  m=4096
+  [ $((n * m)) -gt 16777216 ] && m=$((16777216 / n > 0 ? 16777216 / n : 1))
+  printf '%s\0%s\0' "$objs/$f" 1 "$objs/$f" "$m"
 done | xargs -0 -n 2 -P "$jobs_n" bash -c 'chk "$1" "$2"' _
 : >"$out/check.log"
 : >"$tmp/chk.rows"
 while IFS=$'\t' read -r f _tpl dt n _set; do
-  for m in 1 4096; do
+  mbig=4096
+  [ $((n * mbig)) -gt 16777216 ] && mbig=$((16777216 / n > 0 ? 16777216 / n : 1))
+  for m in 1 "$mbig"; do
     l="$tmp/chk/$f.m$m"
     rc=$(cat "$l.rc" 2>/dev/null || echo 99)
     line=$(grep '^check:' "$l.log" 2>/dev/null | tail -1)
@@ -272,26 +278,28 @@ while IFS=$'\t' read -r f _tpl dt n _set; do
   done
 done <"$objs/manifest.tsv"
 total=$(wc -l <"$tmp/chk.rows")
-nfail=$(awk -F'\t' '$5 != 0' "$tmp/chk.rows" | wc -l)
+# rc 98 (not started: the stage's time was up) is counted apart from failures
+nfail=$(awk -F'\t' '$5 != 0 && $5 != 98' "$tmp/chk.rows" | wc -l)
+nskip=$(awk -F'\t' '$5 == 98' "$tmp/chk.rows" | wc -l)
 check_table=$(awk -F'\t' '
   { k = $1 "|" $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-    if ($5 == 0) p[k]++; else f[k]++
+    if ($5 == 0) p[k]++; else if ($5 == 98) s[k]++; else f[k]++
     if ($6 + 0 > rel[k] + 0) rel[k] = $6; if ($7 + 0 > sum[k] + 0) sum[k] = $7 }
-  END { print "| dtype | N group | runs | pass | fail | max rel err | max rowsum err |"
-        print "|---|---|---|---|---|---|---|"
+  END { print "| dtype | N group | runs | pass | fail | not run | max rel err | max rowsum err |"
+        print "|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= n; i++) { k = order[i]; split(k, a, "|")
-          printf "| %s | %s | %d | %d | %d | %s | %s |\n", a[1], a[2], p[k] + f[k], p[k], f[k], rel[k] ? rel[k] : 0, sum[k] ? sum[k] : 0 } }' "$tmp/chk.rows")
+          printf "| %s | %s | %d | %d | %d | %d | %s | %s |\n", a[1], a[2], p[k] + f[k] + s[k], p[k], f[k], s[k], rel[k] ? rel[k] : 0, sum[k] ? sum[k] : 0 } }' "$tmp/chk.rows")
 if [ "$nfail" -gt 0 ]; then
   check_table="$check_table
 
-Failed runs (rc 1: over tolerance, 3: runtime error, 124: timeout, 98: not run, time up):
+Failed runs (rc 1: over tolerance, 3: runtime error, 124: timeout):
 
 \`\`\`
-$(awk -F'\t' '$5 != 0 { printf "%s M=%s rc=%s rel=%s rowsum=%s\n", $3, $4, $5, $6, $7 }' "$tmp/chk.rows" | head -100)
+$(awk -F'\t' '$5 != 0 && $5 != 98 { printf "%s M=%s rc=%s rel=%s rowsum=%s\n", $3, $4, $5, $6, $7 }' "$tmp/chk.rows" | head -100)
 \`\`\`"
 fi
-r=PASS; [ "$nfail" = 0 ] && [ "$total" -gt 0 ] || r=FAIL
-record check "$r" "softgen-run --check, M=1 and 4096: $((total - nfail))/$total passed" $(($(date +%s) - t))
+r=PASS; [ "$nfail" = 0 ] && [ "$nskip" = 0 ] && [ "$total" -gt 0 ] || r=FAIL
+record check "$r" "softgen-run --check, M=1 and 4096 (fewer where M*N > 2^24): $((total - nfail - nskip))/$total passed, $nfail failed, $nskip not run (time up)" $(($(date +%s) - t))
 
 # ---- 5 suite.py ------------------------------------------------------------------------
 t=$(date +%s)
