@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "softgen/runtime.h"
+#include "../common/host_elems.h"
 
 #define MAX_SAMPLES_PER_ROUND 25
 #define MAX_SETS 256
@@ -62,81 +63,7 @@ static void usage(FILE *f) {
           "environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n");
 }
 
-/* ---- host f16 / bf16 conversions (as in softgen-run) ---- */
-
-static float half_to_float(uint16_t h) {
-  unsigned s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-  float v;
-  if (e == 0)
-    v = ldexpf((float)m, -24);
-  else if (e == 31)
-    v = m ? NAN : INFINITY;
-  else
-    v = ldexpf((float)(m | 1024), (int)e - 25);
-  return s ? -v : v;
-}
-
-static uint16_t float_to_half(float f) {
-  uint16_t sign = signbit(f) ? 0x8000 : 0;
-  float a = fabsf(f);
-  if (isnan(a))
-    return (uint16_t)(sign | 0x7e00);
-  if (a >= 65520.0f)
-    return (uint16_t)(sign | 0x7c00);
-  if (a < ldexpf(1.0f, -14))
-    return (uint16_t)(sign | (uint16_t)lrintf(ldexpf(a, 24)));
-  int e;
-  float m = frexpf(a, &e);
-  unsigned mant = (unsigned)lrintf(ldexpf(m, 11));
-  if (mant == 2048) {
-    mant = 1024;
-    e++;
-  }
-  return (uint16_t)(sign | ((unsigned)(e + 14) << 10) | (mant - 1024));
-}
-
-static float bf16_to_float(uint16_t h) {
-  uint32_t x = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
-}
-
-static uint16_t float_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if (isnan(f))
-    return (uint16_t)((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return (uint16_t)(x >> 16);
-}
-
-static double get_elem(const void *base, size_t i, sg_dtype dt) {
-  if (dt == SG_DTYPE_F32)
-    return ((const float *)base)[i];
-  uint16_t h = ((const uint16_t *)base)[i];
-  return dt == SG_DTYPE_F16 ? half_to_float(h) : bf16_to_float(h);
-}
-
-static void put_elem(void *base, size_t i, sg_dtype dt, float v) {
-  if (dt == SG_DTYPE_F32)
-    ((float *)base)[i] = v;
-  else
-    ((uint16_t *)base)[i] = dt == SG_DTYPE_F16 ? float_to_half(v) : float_to_bf16(v);
-}
-
-/* Deterministic standard normal values (xorshift64* + Box-Muller). */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double uniform01(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double normal01(void) {
-  double u = uniform01(), v = uniform01();
-  return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(6.283185307179586 * v);
-}
+static sg_rng rng = {0x9e3779b97f4a7c15ull};
 
 /* ---- options, results ---- */
 
@@ -302,7 +229,7 @@ static void check_output(bench *b, result *r, sg_diag *d) {
     }
     double s = 0;
     for (int64_t c = 0; c < y->cols; c++) {
-      double v = get_elem(host, (size_t)c, y->dtype);
+      double v = sg_host_get(host, (size_t)c, y->dtype);
       nans += isnan(v) != 0;
       s += is_log ? exp(v) : v;
     }
@@ -693,7 +620,7 @@ static unsigned char *make_pool(sg_dtype dt) {
   if (!p)
     return NULL;
   for (size_t i = 0; i < POOL_LEN; i++)
-    put_elem(p, i, dt, (float)normal01());
+    sg_host_put(p, i, dt, (float)sg_rng_normal(&rng));
   return p;
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "softgen/runtime.h"
+#include "../common/host_elems.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -32,81 +33,7 @@ static void usage(FILE *f) {
           "environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n");
 }
 
-/* ---- host f16 / bf16 conversions ---- */
-
-static float half_to_float(uint16_t h) {
-  unsigned s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-  float v;
-  if (e == 0)
-    v = ldexpf((float)m, -24);
-  else if (e == 31)
-    v = m ? NAN : INFINITY;
-  else
-    v = ldexpf((float)(m | 1024), (int)e - 25);
-  return s ? -v : v;
-}
-
-static uint16_t float_to_half(float f) {
-  uint16_t sign = signbit(f) ? 0x8000 : 0;
-  float a = fabsf(f);
-  if (isnan(a))
-    return (uint16_t)(sign | 0x7e00);
-  if (a >= 65520.0f)
-    return (uint16_t)(sign | 0x7c00);
-  if (a < ldexpf(1.0f, -14))
-    return (uint16_t)(sign | (uint16_t)lrintf(ldexpf(a, 24)));
-  int e;
-  float m = frexpf(a, &e);
-  unsigned mant = (unsigned)lrintf(ldexpf(m, 11));
-  if (mant == 2048) {
-    mant = 1024;
-    e++;
-  }
-  return (uint16_t)(sign | ((unsigned)(e + 14) << 10) | (mant - 1024));
-}
-
-static float bf16_to_float(uint16_t h) {
-  uint32_t x = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
-}
-
-static uint16_t float_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if (isnan(f))
-    return (uint16_t)((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return (uint16_t)(x >> 16);
-}
-
-static double get(const void *base, size_t i, sg_dtype dt) {
-  if (dt == SG_DTYPE_F32)
-    return ((const float *)base)[i];
-  uint16_t h = ((const uint16_t *)base)[i];
-  return dt == SG_DTYPE_F16 ? half_to_float(h) : bf16_to_float(h);
-}
-
-static void put(void *base, size_t i, sg_dtype dt, float v) {
-  if (dt == SG_DTYPE_F32)
-    ((float *)base)[i] = v;
-  else
-    ((uint16_t *)base)[i] = dt == SG_DTYPE_F16 ? float_to_half(v) : float_to_bf16(v);
-}
-
-/* Deterministic standard normal values (xorshift64* + Box-Muller). */
-static uint64_t rng_state;
-static double uniform01(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double normal(void) {
-  double u = uniform01(), v = uniform01();
-  return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(6.283185307179586 * v);
-}
+static sg_rng rng = {0x9e3779b97f4a7c15ull};
 
 static int fail_rt(const char *what, sg_status st, const sg_diag *d) {
   fprintf(stderr, "softgen-run: %s: %s: %s\n", what, sg_status_name(st), d->message);
@@ -140,11 +67,11 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
     size_t xo = (size_t)(r * t[in].row_stride), yo = (size_t)(r * t[out].row_stride);
     double mx = -INFINITY, s = 0, num = 0, den = 0, sum = 0;
     for (int64_t c = 0; c < n; c++)
-      mx = fmax(mx, get(host[in], xo + (size_t)c, di));
+      mx = fmax(mx, sg_host_get(host[in], xo + (size_t)c, di));
     for (int64_t c = 0; c < n; c++)
-      s += ref[c] = exp(get(host[in], xo + (size_t)c, di) - mx);
+      s += ref[c] = exp(sg_host_get(host[in], xo + (size_t)c, di) - mx);
     for (int64_t c = 0; c < n; c++) {
-      double y = get(host[out], yo + (size_t)c, dout), e = ref[c] / s;
+      double y = sg_host_get(host[out], yo + (size_t)c, dout), e = ref[c] / s;
       nans += isnan(y);
       num += (y - e) * (y - e);
       den += e * e;
@@ -194,7 +121,7 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
   void *host[SG_META_MAX_TENSORS] = {0};
   size_t bytes[SG_META_MAX_TENSORS] = {0};
   int rc = 0, in = -1, out = -1, nin = 0, nout = 0;
-  rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+  rng.state = seed * 0x9e3779b97f4a7c15ull + 1;
   for (int i = 0; i < m->ntensors; i++) {
     sg_dtype dt = m->tensors[i].dtype;
     unsigned es = sg_dtype_size(dt), vb = m->vector_bytes ? m->vector_bytes : 1;
@@ -211,7 +138,7 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
       out = i, nout++;
     } else {
       for (size_t j = 0; j < bytes[i] / es; j++)
-        put(host[i], j, dt, (float)(2.0 * normal()));
+        sg_host_put(host[i], j, dt, (float)(2.0 * sg_rng_normal(&rng)));
       in = i, nin++;
     }
     if ((st = sgrt_mem_alloc(rt, bytes[i], &t[i].data, &d)) ||

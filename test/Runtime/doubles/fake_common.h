@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "softgen/meta.h"
+#include "../../../tools/common/host_elems.h"
 
 #define FAKE_API __attribute__((visibility("default")))
 
@@ -100,62 +101,12 @@ static size_t fake_image_size(const void *image, const char **kind) {
 
 /* ---- host execution of softmax ---- */
 
-static float fake_half_to_float(uint16_t h) {
-  unsigned s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-  float v;
-  if (e == 0)
-    v = ldexpf((float)m, -24);
-  else if (e == 31)
-    v = m ? NAN : INFINITY;
-  else
-    v = ldexpf((float)(m | 1024), (int)e - 25);
-  return s ? -v : v;
-}
-
-static uint16_t fake_float_to_half(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  float a = fabsf(f);
-  if (a != a)
-    return (uint16_t)(sign | 0x7e00);
-  if (a >= 65520.0f)
-    return (uint16_t)(sign | 0x7c00);
-  if (a < ldexpf(1.0f, -14)) /* subnormal: round to nearest multiple of 2^-24 */
-    return (uint16_t)(sign | (uint32_t)lrintf(ldexpf(a, 24)));
-  int e;
-  float m = frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
-  uint32_t mant = (uint32_t)lrintf(ldexpf(m, 11)); /* 1024..2048 */
-  if (mant == 2048) {
-    mant = 1024;
-    e++;
-  }
-  return (uint16_t)(sign | ((uint32_t)(e + 14) << 10) | (mant - 1024));
-}
-
 static float fake_load(const void *base, int64_t i, sg_dtype dt) {
-  if (dt == SG_DTYPE_F32)
-    return ((const float *)base)[i];
-  uint16_t h = ((const uint16_t *)base)[i];
-  if (dt == SG_DTYPE_F16)
-    return fake_half_to_float(h);
-  uint32_t x = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
+  return (float)sg_host_get(base, (size_t)i, dt);
 }
 
 static void fake_store(void *base, int64_t i, sg_dtype dt, float v) {
-  if (dt == SG_DTYPE_F32) {
-    ((float *)base)[i] = v;
-  } else if (dt == SG_DTYPE_F16) {
-    ((uint16_t *)base)[i] = fake_float_to_half(v);
-  } else {
-    uint32_t x;
-    memcpy(&x, &v, 4);
-    x += 0x7fff + ((x >> 16) & 1); /* round to nearest even */
-    ((uint16_t *)base)[i] = (uint16_t)(x >> 16);
-  }
+  sg_host_put(base, (size_t)i, dt, v);
 }
 
 /* Logs the parameters in "arg" order and, for template softmax with one input
