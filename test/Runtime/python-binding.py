@@ -112,8 +112,8 @@ expect("missing file", lambda: softgen.load(f"{INPUTS}/does-not-exist.cubin"))
 # CHECK: missing file -> Error : SG_ERR_IO: cannot open '{{.*}}does-not-exist.cubin': No such file or directory
 expect("bad metadata", lambda: softgen.load(f"{INPUTS}/no-end.ptx"))
 # CHECK: bad metadata -> Error : SG_ERR_PARSE: {{.*}}no-end.ptx: metadata has no 'end' line (truncated?)
-expect("amdgpu on cuda", lambda: softgen.load(f"{INPUTS}/softmax_f16.hsaco", backend="cuda"))
-# CHECK: amdgpu on cuda -> ArgumentError/Error/ValueError : {{.*}}softmax_f16.hsaco: code object targets 'amdgpu' but the cuda backend runs 'nvptx' code objects
+expect("amdgpu on cuda", lambda: softgen.load(f"{INPUTS}/softmax_f16.hsaco.in", backend="cuda"))
+# CHECK: amdgpu on cuda -> ArgumentError/Error/ValueError : {{.*}}softmax_f16.hsaco.in: code object targets 'amdgpu' but the cuda backend runs 'nvptx' code objects
 kb = softgen.load(open(f"{INPUTS}/softmax_bf16.ptx", "rb").read())
 print(kb)
 # CHECK: <softgen.Kernel softgen_softmax_bf16_n1024 softmax n=1024 sm_90 tensors=[('x', False, 'bf16'), ('y', True, 'bf16')]>
