@@ -59,6 +59,10 @@ LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x);
 /* exp(m - M), and exactly 1 when m == M (-inf - -inf would be NaN). */
 LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M);
 
+/* Applies a one-argument f32 intrinsic to a scalar, or to each element of a
+ * vector (intrinsics overloaded on f32 get the f32 overload). */
+LLVMValueRef sgc_map_scalar(sgc_ctx *cx, const char *intrinsic, LLVMValueRef v);
+
 /* Calls an overloaded LLVM intrinsic by name with one overload type. */
 LLVMValueRef sgc_intrinsic(sgc_ctx *cx, const char *name, LLVMTypeRef overload,
                            LLVMValueRef *args, unsigned nargs);

@@ -161,9 +161,7 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
     return cx->tg->exp2(cx, LLVMBuildFMul(bd, a, log2e, ""));
   }
   case SGT_LOG: {
-    LLVMValueRef arg[1] = {a};
-    LLVMValueRef l2 = sgc_intrinsic(cx, "llvm.log2", LLVMTypeOf(a), arg, 1);
-    LLVMSetFastMathFlags(l2, LLVMFastMathApproxFunc);
+    LLVMValueRef l2 = cx->tg->log2(cx, a);
     LLVMValueRef ln2 = LLVMConstReal(cx->f32, M_LN2);
     if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
       ln2 = splat(cx, ln2);

@@ -22,6 +22,20 @@ LLVMValueRef sgc_intrinsic(sgc_ctx *cx, const char *name, LLVMTypeRef overload,
   return LLVMBuildCall2(cx->b, fty, fn, args, nargs, "");
 }
 
+LLVMValueRef sgc_map_scalar(sgc_ctx *cx, const char *intrinsic, LLVMValueRef v) {
+  unsigned id = LLVMLookupIntrinsicID(intrinsic, strlen(intrinsic));
+  LLVMTypeRef overload = LLVMIntrinsicIsOverloaded(id) ? cx->f32 : NULL;
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
+    return sgc_intrinsic(cx, intrinsic, overload, &v, 1);
+  LLVMValueRef r = LLVMGetPoison(LLVMTypeOf(v));
+  for (unsigned i = 0; i < LLVMGetVectorSize(LLVMTypeOf(v)); i++) {
+    LLVMValueRef idx = LLVMConstInt(cx->i32, i, 0);
+    LLVMValueRef e = LLVMBuildExtractElement(cx->b, v, idx, "");
+    r = LLVMBuildInsertElement(cx->b, r, sgc_intrinsic(cx, intrinsic, overload, &e, 1), idx, "");
+  }
+  return r;
+}
+
 LLVMValueRef sgc_identity(sgc_ctx *cx, sgc_reduce_kind kind) {
   return LLVMConstReal(cx->f32, kind == SGC_REDUCE_SUM ? 0.0 : -INFINITY);
 }

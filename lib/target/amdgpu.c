@@ -164,6 +164,11 @@ static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v) {
   return r;
 }
 
+/* v_log_f32, element by element for vectors. */
+static LLVMValueRef log2_fast(sgc_ctx *cx, LLVMValueRef v) {
+  return sgc_map_scalar(cx, "llvm.amdgcn.log", v);
+}
+
 static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
   char n[32];
   snprintf(n, sizeof n, "%u,%u", cx->plan->block_threads, cx->plan->block_threads);
@@ -230,6 +235,7 @@ const sg_target_info sg_target_amdgpu = {
     .shuffle_xor = shuffle_xor,
     .barrier = barrier,
     .exp2 = exp2_fast,
+    .log2 = log2_fast,
     .assemble_from_object = 1,
     .assemble = assemble,
 };

@@ -59,6 +59,12 @@ static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v) {
   return r;
 }
 
+/* lg2.approx.f32, element by element for vectors (the backend has no libcall
+ * for a generic llvm.log2). */
+static LLVMValueRef log2_fast(sgc_ctx *cx, LLVMValueRef v) {
+  return sgc_map_scalar(cx, "llvm.nvvm.lg2.approx.f", v);
+}
+
 static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
   char n[32];
   snprintf(n, sizeof n, "%u", cx->plan->block_threads);
@@ -139,6 +145,7 @@ const sg_target_info sg_target_nvptx = {
     .shuffle_xor = shuffle_xor,
     .barrier = barrier,
     .exp2 = exp2_fast,
+    .log2 = log2_fast,
     .max_cluster = 8,
     .cluster_ok = cluster_ok,
     .cluster_rank = cluster_rank,

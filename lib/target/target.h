@@ -49,6 +49,7 @@ typedef struct sg_target_info {
   LLVMValueRef (*shuffle_xor)(struct sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsigned width);
   void (*barrier)(struct sgc_ctx *cx);
   LLVMValueRef (*exp2)(struct sgc_ctx *cx, LLVMValueRef v);
+  LLVMValueRef (*log2)(struct sgc_ctx *cx, LLVMValueRef v); /* f32 scalar or vector */
 
   /* 1: assemble() receives the backend's object file instead of its assembly. */
   int assemble_from_object;
