@@ -18,7 +18,7 @@ typedef struct sgc_ctx {
   const sg_plan *plan;
   const sg_template *t;
   const sg_target_info *tg;
-  LLVMTypeRef i1, i32, i64, f32, gptr, sptr;
+  LLVMTypeRef i1, i32, i64, f32, gptr;
   LLVMValueRef smem;        /* reduction buffers (NULL when no block-level reduction) */
   LLVMValueRef tid;         /* thread index in the block (i32) */
   LLVMValueRef row_in_block, lane_in_row; /* i32 */

@@ -517,7 +517,6 @@ sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out,
   cx.i64 = LLVMInt64TypeInContext(m->ctx);
   cx.f32 = LLVMFloatTypeInContext(m->ctx);
   cx.gptr = LLVMPointerTypeInContext(m->ctx, tg->global_as);
-  cx.sptr = LLVMPointerTypeInContext(m->ctx, tg->shared_as);
   st = build_kernel(&cx, diag);
   LLVMDisposeBuilder(cx.b);
   if (!st) {

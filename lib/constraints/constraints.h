@@ -74,7 +74,6 @@ struct sg_plan {
   int online;               /* max and sum of exp(x - max) reduced as one online pair */
   unsigned passes;          /* reductions through the tree: nreductions less fused chains */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
-  unsigned min_blocks_per_sm; /* occupancy hint for the kernel attributes (0: none) */
   int prefetch;             /* 1: load row block i+1 while computing i (persistent grid) */
   struct {
     int wave, waves, rows, vec, cluster, prefetch, online;
