@@ -11,6 +11,10 @@
 # Which N: every N of issue 3, then larger N (odd, 1.5x and powers of two up to 2^20) as
 # long as the generator accepts them; each N with the automatic plan and every
 # user-given constraint set below (sets that a given N breaks are only recorded).
+# The other templates (log_softmax, softmax_backward, log_softmax_backward) at a handful of
+# N (ns_tpl below, those the generator accepts), automatic plan only: <template>_<dtype>_n<N>_auto;
+# their rejections are recorded as "(template T, dtype ...)" so that run.sh's table of
+# rejected softmax N reads softmax lines only.
 set -euo pipefail
 build=${1:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]} out=${2:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]}
 arch=${3:-sm_90}
@@ -26,6 +30,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 ns_issue="1 2 3 31 32 33 100 127 128 129 192 1000 1023 1024 1025 4097 8192 16384 32768"
 ns_large="32769 49152 65535 65536 65537 98304 131072 196608 262144 524288 1048576"
+templates="log_softmax softmax_backward log_softmax_backward"
+ns_tpl="1 33 128 1000 1025 4097 8192 32768 65536 131072"
 
 # Constraint sets: the automatic plan, plus user-given ones that force other paths.
 # Several -C texts are separated by '|'.
@@ -63,35 +69,59 @@ for dt in f16 bf16 f32; do
   done
 done
 for n in ${ns[f32]}; do [ "$n" -gt "$largest_f32" ] && largest_f32=$n; done
+# The same for the other templates, at the N of $ns_tpl.
+declare -A tns
+for t in $templates; do
+  for dt in f16 bf16 f32; do
+    tns[$t:$dt]=""
+    for n in $ns_tpl; do
+      if "$sg" "$t" -D N="$n" --dtype "$dt" --arch "$arch" --print-config >/dev/null 2>"$tmp/err"; then
+        tns[$t:$dt]="${tns[$t:$dt]} $n"
+      else
+        printf 'rejected %s_%s_n%s_auto (template %s, dtype %s, N=%s, set auto): %s\n' "$t" "$dt" \
+          "$n" "$t" "$dt" "$n" "$(tr '\n' ' ' <"$tmp/err")" >>"$tmp/rejected.large"
+      fi
+    done
+  done
+done
 
-# The job list, in manifest order: name, dtype, N, set, ext, constraint text.
+# The job list, in manifest order: name, template, dtype, N, set, ext, constraint text.
 jobs="$tmp/jobs"
 : >"$jobs"
 for dt in f16 bf16 f32; do
   for n in ${ns[$dt]}; do
     for s in $set_names; do
-      printf 'softmax_%s_n%s_%s\t%s\t%s\t%s\tcubin\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
+      printf 'softmax_%s_n%s_%s\tsoftmax\t%s\t%s\t%s\tcubin\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
     done
   done
 done
 for p in $ptx_list; do
   IFS=: read -r dt n s <<<"$p"
   [ "$n" = LARGEST ] && n=$largest_f32
-  printf 'softmax_%s_n%s_%s_ptx\t%s\t%s\t%s\tptx\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
+  printf 'softmax_%s_n%s_%s_ptx\tsoftmax\t%s\t%s\t%s\tptx\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
+done
+for t in $templates; do
+  for dt in f16 bf16 f32; do
+    for n in ${tns[$t:$dt]}; do
+      printf '%s_%s_n%s_auto\t%s\t%s\t%s\tauto\tcubin\t\n' "$t" "$dt" "$n" "$t" "$dt" "$n" >>"$jobs"
+    done
+  done
 done
 
 job() { # one job line -> $tmp/<name>.ok (manifest line) or $tmp/<name>.rej
-  local name dt n s ext cons c=() parts p emit=obj
-  IFS=$'\t' read -r name dt n s ext cons <<<"$1"
+  local name tpl dt n s ext cons c=() parts p emit=obj what
+  IFS=$'\t' read -r name tpl dt n s ext cons <<<"$1"
   IFS='|' read -ra parts <<<"$cons"
   for p in ${parts[@]+"${parts[@]}"}; do [ -n "$p" ] && c+=(-C "$p"); done
   [ "$ext" = ptx ] && emit=asm
-  if "$SG" softmax -D N="$n" --dtype "$dt" --arch "$ARCH" ${c[@]+"${c[@]}"} --emit "$emit" \
+  if "$SG" "$tpl" -D N="$n" --dtype "$dt" --arch "$ARCH" ${c[@]+"${c[@]}"} --emit "$emit" \
        -o "$OUT/$name.$ext" >/dev/null 2>"$TMP/$name.err"; then
-    printf '%s.%s\tsoftmax\t%s\t%s\t%s\n' "$name" "$ext" "$dt" "$n" "$s" >"$TMP/$name.ok"
+    printf '%s.%s\t%s\t%s\t%s\t%s\n' "$name" "$ext" "$tpl" "$dt" "$n" "$s" >"$TMP/$name.ok"
   else
     rm -f "$OUT/$name.$ext"
-    printf 'rejected %s (dtype %s, N=%s, set %s): %s\n' "$name" "$dt" "$n" "$s" \
+    what=""
+    [ "$tpl" = softmax ] || what="template $tpl, "
+    printf 'rejected %s (%sdtype %s, N=%s, set %s): %s\n' "$name" "$what" "$dt" "$n" "$s" \
       "$(tr '\n' ' ' <"$TMP/$name.err")" >"$TMP/$name.rej"
   fi
 }
@@ -132,6 +162,9 @@ fi
   echo "objects: $(wc -l <"$out/manifest.tsv") ($(grep -c '\.ptx	' "$out/manifest.tsv" || true) ptx)"
   echo "rejected: $(wc -l <"$out/rejected.txt")"
   for dt in f16 bf16 f32; do echo "N $dt: ${ns[$dt]}"; done
+  for t in $templates; do
+    echo "$t (auto plan only): $(for dt in f16 bf16 f32; do printf '%s N =%s; ' "$dt" "${tns[$t:$dt]}"; done)"
+  done
 } >"$out/info.txt"
 echo "generated $(wc -l <"$out/manifest.tsv") code objects in $out" \
   "($(wc -l <"$out/rejected.txt") rejected, see rejected.txt); largest f32 N: $largest_f32"

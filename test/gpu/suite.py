@@ -39,10 +39,36 @@ Checks of every launch:
   guard    4 KiB before and after the output and the gaps between strided output rows
            keep their sentinel bits (nothing written outside the output)
   input    the input (with its padding) is bit-for-bit unchanged
+
+Other templates (manifest column 2; generate.sh makes them with the automatic plan only).
+The same cases, launch machinery and checks nan / written / guard / input, except:
+  log_softmax           x as for softmax; reference torch.log_softmax(x.double(), -1);
+                        the shift case is kept (y(x+100) = y(x))
+  softmax_backward      k(dy, y, out=dx): y = softmax of make_rows' rows (rounded to the
+                        dtype), dy = randn; reference torch._softmax_backward_data(dy.double(),
+                        y.double(), -1, torch.float64); no shift case
+  log_softmax_backward  the same with y = log_softmax of the rows and
+                        torch._log_softmax_backward_data
+  No row-sum check; the torch.* case compares k(...) on [2, 3, N] tensors with the torch
+  function in the dtype and with the float64 reference; binding errors: softmax only.
+  inf      elements where the reference rounded to the dtype is +-inf (a -inf input of
+           log_softmax, or a value past the dtype's range) must be exactly that inf; no
+           other output may be infinite
+  rel      per row over the elements where that rounded reference is finite,
+           ||y - ref|| / ||ref|| (||ref|| = 0, e.g. N = 1 or a one-hot y: the absolute
+           ||y - ref||) against max(TOL, 2 x rounding floor + allow), where allow is a
+           worst-case bound of the f32 arithmetic for these inputs (arith_bound: sums of up
+           to 128 serial terms plus a tree, ex2/lg2.approx at 2^-21): it matters only for
+           ill-conditioned rows (e.g. softmax_backward of a near one-hot y, where dx is
+           all cancellation); the log shows "ratio" (rel / that tolerance) and, where it
+           is above TOL, floor and allow
+A second self-test runs the same torch stand-ins (computing in f32) for each template
+present in the manifest.
 """
 import argparse
 import contextlib
 import datetime
+import math
 import os
 import re
 import subprocess
@@ -63,6 +89,19 @@ KINDS = ["normal", "large", "equal", "all_-inf", "one_+inf", "one_nan", "half_-i
          "one_finite", "near_max", "tiny"]
 GROUPS = ["N<=1024", "1025-8192", "N>8192"]
 MAX_ELEMS = 1 << 28
+# Per template: its tensors (name, is_output) in template order and the torch function
+# of its torch.* case. Inputs are passed to the kernel in that order: k(dy, y, out=dx).
+TEMPLATES = {
+    "softmax": {"tensors": [("x", False), ("y", True)], "torch": "torch.softmax"},
+    "log_softmax": {"tensors": [("x", False), ("y", True)], "torch": "torch.log_softmax"},
+    "softmax_backward": {"tensors": [("dy", False), ("y", False), ("dx", True)],
+                         "torch": "torch._softmax_backward_data"},
+    "log_softmax_backward": {"tensors": [("dy", False), ("y", False), ("dx", True)],
+                             "torch": "torch._log_softmax_backward_data"},
+}
+SHIFT_TEMPLATES = ("softmax", "log_softmax")   # y(x + 100) = y(x)
+EPS32 = 2.0 ** -24                             # every value is computed in f32
+APPROX = 2.0 ** -21                            # ex2.approx / lg2.approx, with margin
 
 
 def group_of(n):
@@ -144,6 +183,18 @@ def main():
     say(f"suite.py: self-test of the checks (torch.softmax as the kernel, and three broken "
         f"variants that must be caught): {len(selfcases) - len(self_failed)}/{len(selfcases)} "
         "as expected")
+    tselfcases = []
+    for tpl in TEMPLATES:
+        if tpl != "softmax" and any(e.template == tpl for e in entries):
+            tselfcases += selftest(args.seed, tpl)
+    if tselfcases:
+        for c in tselfcases:
+            say(c.line(), out=not c.ok)
+        tself_failed = [c for c in tselfcases if not c.ok]
+        self_failed += tself_failed
+        say(f"suite.py: self-test of the checks of the other templates (torch computing in f32 "
+            f"as the kernel, and three broken variants that must be caught): "
+            f"{len(tselfcases) - len(tself_failed)}/{len(tselfcases)} as expected")
 
     t0 = time.time()
     cases, not_run, errors_in_row, shown = [], [], 0, 0
@@ -170,12 +221,23 @@ def main():
     table = summarize(entries, cases, not_run)
     failed = [c for c in cases if not c.ok] + self_failed
     text = format_table(table)
+    ttable = summarize_tpl(entries, cases, not_run)
+    if ttable:
+        text += "\n\n" + format_table_tpl(ttable)
     say("")
     say(text)
+    if ttable:
+        per = {}
+        for c in cases:
+            p = per.setdefault(c.entry.template, [0, 0])
+            p[0] += c.ok
+            p[1] += 1
+        say("suite.py: per template (passed/run): "
+            + "; ".join(f"{t} {p[0]}/{p[1]}" for t, p in per.items()))
     say(f"suite.py: {len(cases) - len(failed)}/{len(cases)} cases passed, {len(failed)} failed,"
         f" {len(not_run)} objects not run, {elapsed:.1f}s")
     write_markdown(os.path.join(args.outdir, "suite.md"), info, entries, cases, failed,
-                   not_run, table, elapsed, args, selfcases)
+                   not_run, table, elapsed, args, selfcases, ttable, tselfcases)
     log.close()
     return 1 if failed or not_run else 0
 
@@ -268,6 +330,73 @@ def shift_pair(m, n, dt, gen):
     return x, xs
 
 
+def make_inputs(tpl, m, n, dt, gen):
+    """The inputs of template tpl for m rows: softmax and log_softmax: make_rows (one
+    tensor, as for softmax); the backward passes: (dy, y) in template order, y the
+    forward pass of make_rows' rows computed in float64 and rounded to dt (so NaN rows,
+    zeros / -inf and one-hot rows come from the row kinds), dy = randn."""
+    x = make_rows(m, n, dt, gen)
+    if tpl in ("softmax", "log_softmax"):
+        return x
+    fwd = torch.softmax if tpl == "softmax_backward" else torch.log_softmax
+    y = fwd(x.double(), dim=-1).to(tdtype(dt))
+    dy = torch.randn(m, n, device="cuda", generator=gen, dtype=torch.float32).to(tdtype(dt))
+    return dy, y
+
+
+def torch_backward(tpl, dy, y, dtype):
+    """torch's private backward functions: (grad_output, output, dim, input_dtype)."""
+    f = torch._softmax_backward_data if tpl == "softmax_backward" \
+        else torch._log_softmax_backward_data
+    return f(dy, y, -1, dtype)
+
+
+def reference(tpl, ins):
+    """The float64 reference of template tpl (not softmax) from float64 inputs."""
+    if tpl == "log_softmax":
+        return torch.log_softmax(ins[0], dim=-1)
+    return torch_backward(tpl, ins[0], ins[1], torch.float64)
+
+
+def arith_bound(tpl, ins, ref):
+    """A worst-case bound, element by element (float64), of the error that computing
+    template tpl in f32 (as the kernel does) adds on these float64 inputs ins, with ref
+    the float64 reference. Sums: at most min(N, 128) serial additions plus a tree of
+    log2 N levels (the automatic plans have <= 64 values a thread); exp = ex2.approx(a *
+    log2e) (relative error |a| eps from the product, APPROX from ex2); log = lg2.approx
+    (APPROX * max(1, L) absolute). Rounding the result to the dtype is not included (the
+    rounding floor). NaN or inf entries are masked by the caller."""
+    n = ref.shape[-1]
+    gam = (min(n, 128) + math.ceil(math.log2(n)) + 4) * EPS32
+    if tpl == "log_softmax":
+        # y = d - L, d = x - max (exact or eps |d| <= eps |y|), L = log sum exp(d) >= 0
+        fin = torch.isfinite(ref)
+        ya = ref.abs().masked_fill(~fin, 0.0)
+        p = torch.exp(ref.masked_fill(~fin, float("-inf")))          # softmax weights
+        big = torch.full_like(ya, float("inf"))
+        L = torch.where(fin, ref.abs(), big).amin(dim=-1, keepdim=True)  # -max(y) = L
+        L = torch.nan_to_num(L, posinf=0.0)
+        dL = (gam + 4 * EPS32 + 2 * EPS32 * (p * ya).sum(dim=-1, keepdim=True)
+              + APPROX * torch.clamp(L, min=1.0))
+        return 4 * EPS32 * ya + dL
+    g, p = ins
+    if tpl == "softmax_backward":
+        # dx = p (g - s), s = sum g p: |err| <= |p| (gam sum|g p| + 3 eps (|g| + |s|)) + eps|dx|
+        gp = g * p
+        s = gp.sum(dim=-1, keepdim=True).abs()
+        sa = gp.abs().sum(dim=-1, keepdim=True)
+        return p.abs() * (gam * sa + 3 * EPS32 * (g.abs() + s)) + EPS32 * ref.abs()
+    # log_softmax_backward: dx = g - exp(p) S, S = sum g; exp(p) relative error
+    # APPROX + 2 eps |p| (p * log2e rounded, log2e rounded); results below 2^-126 flushed
+    fin = torch.isfinite(p)
+    e = torch.exp(p.masked_fill(~fin, float("-inf")))
+    pa = p.abs().masked_fill(~fin, 0.0)
+    S = g.sum(dim=-1, keepdim=True).abs()
+    sa = g.abs().sum(dim=-1, keepdim=True)
+    return (EPS32 * ref.abs() + e * (S * (APPROX + 2 * EPS32 * (1 + pa)) + gam * sa)
+            + 2.0 ** -126 * S)
+
+
 def padded_stride(n, es):
     """A row stride > n keeping rows 16-byte aligned (the widest vector access)."""
     per = 16 // es
@@ -278,51 +407,64 @@ def padded_stride(n, es):
 
 def launch_checked(k, e, case, x_rows, rs_in=None, rs_out=None, stream_mode="default",
                    mixed=True):
-    """Copies x_rows into a (maybe padded) input, launches into a poisoned, guarded
-    output and runs every check; fills case.values/failures; returns the output view."""
-    m, n = x_rows.shape
+    """Copies x_rows (the input, or a tuple of the inputs in template order) into (maybe
+    padded) inputs, launches into a poisoned, guarded output and runs every check of
+    e.template; fills case.values/failures; returns the output view."""
+    ins_rows = x_rows if isinstance(x_rows, tuple) else (x_rows,)
+    m, n = ins_rows[0].shape
     dt = tdtype(e.dtype)
-    es = x_rows.element_size()
+    es = ins_rows[0].element_size()
     it = idtype(es)
     rs_in, rs_out = rs_in or n, rs_out or n
-    xin = torch.empty(m, rs_in, device="cuda", dtype=dt)
-    if rs_in > n:
-        xin[:, n:] = float("nan")  # a kernel reading the padding turns rows NaN
-    xin[:, :n] = x_rows
-    x = xin[:, :n]
+    xins, xs = [], []
+    for rows in ins_rows:
+        xin = torch.empty(m, rs_in, device="cuda", dtype=dt)
+        if rs_in > n:
+            xin[:, n:] = float("nan")  # a kernel reading the padding turns rows NaN
+        xin[:, :n] = rows
+        xins.append(xin)
+        xs.append(xin[:, :n])
     g = GUARD_BYTES // es
     big = torch.full((g + m * rs_out + g,), SENTINEL[es], device="cuda", dtype=it)
     outer = big[g:g + m * rs_out].view(m, rs_out)
     outer[:, :n] = POISON
     y = outer.view(dt)[:, :n]
-    before = xin.view(it).clone()
+    befores = [xin.view(it).clone() for xin in xins]
 
     cur = torch.cuda.current_stream()
     if stream_mode == "explicit":
         s = torch.cuda.Stream()
         s.wait_stream(cur)
-        k(x, out=y, stream=s)
+        k(*xs, out=y, stream=s)
         cur.wait_stream(s)
     elif stream_mode == "current":
         s = torch.cuda.Stream()
         s.wait_stream(cur)
         with torch.cuda.stream(s):
-            k(x, out=y)
+            k(*xs, out=y)
         cur.wait_stream(s)
     else:
-        k(x, out=y)
+        k(*xs, out=y)
 
     guard = (big[:g] != SENTINEL[es]).sum() + (big[g + m * rs_out:] != SENTINEL[es]).sum()
     if rs_out > n:
         guard = guard + (outer[:, n:] != SENTINEL[es]).sum()
-    changed = (xin.view(it) != before).sum()
-    st = stats(x, y, e.dtype)
+    changed = (xins[0].view(it) != befores[0]).sum()
+    for xin, before in zip(xins[1:], befores[1:]):
+        changed = changed + (xin.view(it) != before).sum()
+    if e.template == "softmax":
+        st = stats(xs[0], y, e.dtype)
+    else:
+        st = stats_tpl(e.template, xs, y, e.dtype)
     st["guard"] = guard
     st["input"] = changed
     vals = {key: v for key, v in zip(st.keys(), torch.stack(
         [v.double() if torch.is_tensor(v) else torch.tensor(float(v), device="cuda")
          for v in st.values()]).tolist())}
-    judge(case, e.dtype, vals, mixed)
+    if e.template == "softmax":
+        judge(case, e.dtype, vals, mixed)
+    else:
+        judge_tpl(case, e.dtype, vals, mixed)
     return y
 
 
@@ -369,6 +511,59 @@ def stats(x, y, dt):
     return acc
 
 
+def compare_rows(tpl, ins, ref, yd, ydtype, dt):
+    """Per-row comparison of yd (an output, as float64) with ref (float64) for template
+    tpl with float64 inputs ins ([rows, n] each). Elements where ref rounded to ydtype
+    is finite ("fin", in rows without NaN) are compared by norm; the others must match
+    exactly (rnan: NaN, nonfin: +-inf of the dtype). Returns a dict of [rows] tensors
+    (rel, floor, allow, tol, ratio = rel / tol) and the masks."""
+    rnan = torch.isnan(ref)
+    rowok = ~rnan.any(dim=-1)
+    refq = ref.to(ydtype).double()
+    fin = torch.isfinite(refq) & rowok[:, None]
+    nonfin = ~torch.isfinite(refq) & ~rnan
+    reff = ref.masked_fill(~fin, 0.0)
+    diff = (yd - ref).masked_fill(~fin, 0.0)
+    den = (reff * reff).sum(dim=-1)
+    den = torch.where(den > 0, den, torch.ones_like(den))   # a zero row: absolute error
+    rel = torch.sqrt((diff * diff).sum(dim=-1) / den)
+    # NaN (a NaN or inf output where the reference is finite) must win the max
+    rel = torch.nan_to_num(rel, nan=float("inf"), posinf=float("inf"))
+    floor = torch.sqrt(((refq.masked_fill(~fin, 0.0) - reff) ** 2).sum(dim=-1) / den)
+    b = torch.nan_to_num(arith_bound(tpl, ins, ref), nan=0.0, posinf=0.0).masked_fill(~fin, 0.0)
+    allow = torch.sqrt((b * b).sum(dim=-1) / den)
+    tol = torch.clamp(2.0 * floor + allow, min=TOL[dt])
+    return {"rel": rel, "floor": floor, "allow": allow, "tol": tol, "ratio": rel / tol,
+            "rnan": rnan, "fin": fin, "nonfin": nonfin, "refq": refq}
+
+
+def stats_tpl(tpl, xs, y, dt):
+    """stats() for the other templates: xs the input views (template order), y the
+    output view; no row sums; see compare_rows. All values stay on the GPU."""
+    m, n = y.shape
+    it = idtype(y.element_size())
+    chunk = max(1, (1 << 25) // n)
+    z = torch.zeros((), device="cuda", dtype=torch.float64)
+    acc = {"nan": z, "written": z, "inf": z, "rel": z, "ratio": z, "ratio_row": z,
+           "floor": z, "allow": z}
+    for r0 in range(0, m, chunk):
+        ins = [x[r0:r0 + chunk].double() for x in xs]
+        ys = y[r0:r0 + chunk]
+        yd = ys.double()
+        c = compare_rows(tpl, ins, reference(tpl, ins), yd, y.dtype, dt)
+        cmax, crow = c["ratio"].max(dim=0)
+        acc["ratio_row"] = torch.where(cmax > acc["ratio"], (crow + r0).double(), acc["ratio_row"])
+        acc["ratio"] = torch.maximum(acc["ratio"], cmax)
+        acc["rel"] = torch.maximum(acc["rel"], c["rel"].max())
+        acc["floor"] = torch.maximum(acc["floor"], c["floor"].max())
+        acc["allow"] = torch.maximum(acc["allow"], c["allow"].max())
+        acc["nan"] = acc["nan"] + (c["rnan"] != torch.isnan(yd)).sum()
+        acc["written"] = acc["written"] + (ys.view(it) == POISON).sum()
+        acc["inf"] = acc["inf"] + ((c["nonfin"] & (yd != c["refq"]))
+                                   | (c["fin"] & torch.isinf(yd))).sum()
+    return acc
+
+
 def kind_of(row, m, mixed):
     if not mixed:
         return "normal"
@@ -397,6 +592,31 @@ def judge(case, dt, v, mixed=True):
     if not v["sum"] <= sum_tol:
         case.failures.append(f"sum: max |rowsum - {'1' if dt == 'f32' else 'sum(' + dt + '(ref))'}|"
                              f" = {v['sum']:.3e} > {sum_tol:.2e}")
+    if v["guard"]:
+        case.failures.append(f"guard: {int(v['guard'])} elements written outside the output")
+    if v["input"]:
+        case.failures.append(f"input: {int(v['input'])} input elements changed")
+
+
+def judge_tpl(case, dt, v, mixed=True):
+    """judge() for the other templates (stats_tpl's values): no row-sum check."""
+    tol = TOL[dt]
+    case.values.update({"rel": v["rel"], "ratio": v["ratio"]})
+    if 2 * v["floor"] + v["allow"] > tol:
+        case.values.update({"floor": v["floor"], "allow": v["allow"]})
+    if v["nan"]:
+        case.failures.append(f"nan: {int(v['nan'])} elements NaN where the reference is not, "
+                             "or not NaN where it is")
+    if v["written"]:
+        case.failures.append(f"written: {int(v['written'])} output elements still hold the poison")
+    if v["inf"]:
+        case.failures.append(f"inf: {int(v['inf'])} outputs not the +-inf of the reference "
+                             "rounded to the dtype, or infinite where it is finite")
+    if not v["ratio"] <= 1.0:
+        row = int(v["ratio_row"])
+        case.failures.append(f"rel: max over rows of (||y-ref||/||ref||) / max({tol:.0e}, 2 x rounding "
+                             f"floor + f32 arithmetic bound) = {v['ratio']:.3e} > 1 (max rel "
+                             f"{v['rel']:.3e}; row {row}, kind {kind_of(row, case.m, mixed)})")
     if v["guard"]:
         case.failures.append(f"guard: {int(v['guard'])} elements written outside the output")
     if v["input"]:
@@ -435,19 +655,28 @@ def binding_errors(k, e, c):
 class _Pseudo:
     """A manifest-like entry for the self-test."""
 
-    def __init__(self, dtype, n, what):
-        self.dtype, self.n, self.set = dtype, n, "selftest"
-        self.file = self.name = f"selftest:{what}:{dtype}:n{n}"
+    def __init__(self, dtype, n, what, template="softmax"):
+        self.dtype, self.n, self.set, self.template = dtype, n, "selftest", template
+        tag = "" if template == "softmax" else f"{template}:"
+        self.file = self.name = f"selftest:{tag}{what}:{dtype}:n{n}"
 
 
-def torch_kernel(mode):
-    """A stand-in kernel written with torch: "ok" is a correct softmax; the others break
-    one property that the checks must catch."""
+def torch_kernel(mode, template="softmax"):
+    """A stand-in kernel written with torch (computing in f32): "ok" is a correct softmax
+    (or the template's function); the others break one property that the checks must
+    catch."""
 
-    def k(x, out=None, stream=None):
+    def k(*xs, out=None, stream=None):
+        x = xs[0]
         ctx = torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()
         with ctx:
-            y = torch.softmax(x.float(), dim=-1).to(x.dtype)
+            if template == "softmax":
+                y = torch.softmax(x.float(), dim=-1).to(x.dtype)
+            elif template == "log_softmax":
+                y = torch.log_softmax(x.float(), dim=-1).to(x.dtype)
+            else:
+                y = torch_backward(template, xs[0].float(), xs[1].float(),
+                                   torch.float32).to(x.dtype)
             if mode == "unwritten":   # the last column is never written
                 out[:, :-1] = y[:, :-1]
             elif mode == "nan":       # NaN rows come out as zeros
@@ -463,7 +692,7 @@ def torch_kernel(mode):
     return k
 
 
-def selftest(seed):
+def selftest(seed, template="softmax"):
     """Runs the checks on torch_kernel variants; a Case passes when the outcome is the
     expected one (no failure for "ok", a failure naming the broken check otherwise)."""
     gen = torch.Generator(device="cuda")
@@ -473,15 +702,17 @@ def selftest(seed):
         for n in (1, 33, 1025):
             for mode, expect in (("ok", None), ("unwritten", "written"), ("nan", "nan"),
                                  ("overrun", "guard")):
-                e = _Pseudo(dt, n, mode)
+                e = _Pseudo(dt, n, mode, template)
                 c, probe = Case(e, f"expect {expect or 'pass'}", 199), Case(e, mode, 199)
                 try:
-                    launch_checked(torch_kernel(mode), e, probe, make_rows(199, n, dt, gen),
+                    launch_checked(torch_kernel(mode, template), e, probe,
+                                   make_inputs(template, 199, n, dt, gen),
                                    stream_mode="explicit" if n == 33 else "default")
                     c.values = dict(probe.values)
                     got = [f.split(":")[0] for f in probe.failures]
                     if expect is None and probe.failures:
-                        c.failures += [f"the checks reject torch.softmax: {f}" for f in probe.failures]
+                        what = "torch.softmax" if template == "softmax" else f"torch {template} (f32)"
+                        c.failures += [f"the checks reject {what}: {f}" for f in probe.failures]
                     elif expect is not None and expect not in got:
                         c.failures.append(f"a '{mode}' kernel was not caught by '{expect}' "
                                           f"(failures: {probe.failures})")
@@ -503,29 +734,42 @@ def run_object(e, gen, quick):
         c.failures.append(f"load raised {type(ex).__name__}: {ex}")
         return [c]
     meta_bad = []
+    tpl = e.template
     if k.n != n:
         meta_bad.append(f"metadata N {k.n} != manifest N {n}")
-    if k.template != "softmax":
-        meta_bad.append(f"metadata template {k.template!r}")
-    if [t[2] for t in k.tensors] != [dt, dt]:
-        meta_bad.append(f"metadata tensors {k.tensors} are not two {dt} tensors")
+    if tpl == "softmax":
+        if k.template != "softmax":
+            meta_bad.append(f"metadata template {k.template!r}")
+        if [t[2] for t in k.tensors] != [dt, dt]:
+            meta_bad.append(f"metadata tensors {k.tensors} are not two {dt} tensors")
+    elif tpl not in TEMPLATES:
+        meta_bad.append(f"suite.py has no reference for template {tpl!r}")
+    else:
+        want = TEMPLATES[tpl]["tensors"]
+        if k.template != tpl:
+            meta_bad.append(f"metadata template {k.template!r}, manifest {tpl!r}")
+        if [(t[0], t[1], t[2]) for t in k.tensors] != [(nm, o, dt) for nm, o in want]:
+            meta_bad.append(f"metadata tensors {k.tensors} are not "
+                            f"{[(nm, o, dt) for nm, o in want]}")
     if meta_bad:
         c = Case(e, "metadata", 0)
         c.failures += meta_bad
         return [c]
     es = torch.empty((), dtype=tdtype(dt)).element_size()
     cap = max(1, MAX_ELEMS // n)
+    tcase = TEMPLATES[tpl]["torch"]  # "torch.softmax" for softmax
     plan = [("mixed", 1, "contig", "default"), ("mixed", 199, "contig", "default"),
-            ("torch.softmax", 6, None, None)]
+            (tcase, 6, None, None)]
     if not quick:
         plan = [("mixed", 1, "contig", "default"), ("mixed", 2, "contig", "default"),
-                ("mixed", 199, "contig", "default"), ("mixed", 199, "strided", "default"),
-                ("shift", 199, "contig", "default"),
-                ("mixed", min(4096, cap), "contig", "explicit")]
+                ("mixed", 199, "contig", "default"), ("mixed", 199, "strided", "default")]
+        if tpl in SHIFT_TEMPLATES:
+            plan.append(("shift", 199, "contig", "default"))
+        plan.append(("mixed", min(4096, cap), "contig", "explicit"))
         if n <= 4096:
             plan.append(("mixed", min(70000, cap), "contig", "current"))
-        plan.append(("torch.softmax", 6, None, None))
-    if e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
+        plan.append((tcase, 6, None, None))
+    if tpl == "softmax" and e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
         plan.append(("binding errors", 4, None, None))
     for what, m, layout, mode in plan:
         label = what if what != "mixed" else f"{layout}{'' if mode == 'default' else ', ' + mode + ' stream'}"
@@ -533,7 +777,7 @@ def run_object(e, gen, quick):
         t = time.time()
         try:
             if what == "mixed":
-                x = make_rows(m, n, dt, gen)
+                x = make_inputs(tpl, m, n, dt, gen)
                 rs = padded_stride(n, es) if layout == "strided" else None
                 launch_checked(k, e, c, x, rs, rs, mode)
             elif what == "shift":
@@ -544,13 +788,21 @@ def run_object(e, gen, quick):
                 c.failures += [f"x+100: {f}" for f in c1.failures]
                 c.values["rel+100"] = c1.values["rel"]
                 d = (y1.double() - y0.double())
-                srel = ((d * d).sum(-1) / (y0.double() ** 2).sum(-1)).sqrt().max().item()
+                if tpl == "softmax":
+                    srel = ((d * d).sum(-1) / (y0.double() ** 2).sum(-1)).sqrt().max().item()
+                else:  # log_softmax of N = 1 is 0: an absolute difference there
+                    den = (y0.double() ** 2).sum(-1)
+                    den = torch.where(den > 0, den, torch.ones_like(den))
+                    srel = torch.nan_to_num(((d * d).sum(-1) / den).sqrt(), nan=float("inf")
+                                            ).max().item()
                 c.values["shift_rel"] = srel
                 if not srel <= TOL[dt]:
                     c.failures.append(f"shift: max row ||y(x+100)-y(x)||/||y(x)|| = {srel:.3e}"
                                       f" > {TOL[dt]:.0e}")
             elif what == "binding errors":
                 binding_errors(k, e, c)
+            elif tpl != "softmax":
+                torch_case_tpl(k, e, c, gen)
             else:  # the binding on a torch tensor, output allocated by the binding
                 x = torch.randn(2, 3, n, device="cuda", generator=gen, dtype=torch.float32)
                 x = (x * 2).to(tdtype(dt))
@@ -590,6 +842,50 @@ def run_object(e, gen, quick):
     return out
 
 
+def torch_case_tpl(k, e, c, gen):
+    """The torch.* case of the other templates: k(...) on [2, 3, N] tensors (output
+    allocated by the binding) against the torch function in the dtype and the float64
+    reference, both within the tolerance of compare_rows (from the float64 reference)."""
+    n, dt, tpl = e.n, tdtype(e.dtype), e.template
+    x = (torch.randn(2, 3, n, device="cuda", generator=gen, dtype=torch.float32) * 2).to(dt)
+    if tpl == "log_softmax":
+        ins = (x,)
+        ts = torch.log_softmax(x, dim=-1)
+    else:
+        dy = torch.randn(2, 3, n, device="cuda", generator=gen, dtype=torch.float32).to(dt)
+        fwd = torch.softmax if tpl == "softmax_backward" else torch.log_softmax
+        ins = (dy, fwd(x.double(), dim=-1).to(dt))
+        ts = torch_backward(tpl, ins[0], ins[1], dt)
+    y = k(*ins)
+    if y.shape != x.shape or y.dtype != x.dtype:
+        c.failures.append(f"k(...) gave {tuple(y.shape)} {y.dtype} for {tuple(x.shape)} {x.dtype}")
+        return
+    flat = [t.reshape(-1, n).double() for t in ins]
+    yd = y.reshape(-1, n).double()
+    cr = compare_rows(tpl, flat, reference(tpl, flat), yd, dt, e.dtype)
+    ct = compare_rows(tpl, flat, ts.reshape(-1, n).double(), yd, dt, e.dtype)
+    vals = torch.stack([ct["rel"].max(), (ct["rel"] / cr["tol"]).max(), cr["rel"].max(),
+                        cr["ratio"].max(), cr["tol"].max(),
+                        (cr["rnan"] != torch.isnan(yd)).sum().double(),
+                        ((cr["nonfin"] & (yd != cr["refq"])) | (cr["fin"] & torch.isinf(yd))
+                         ).sum().double()]).tolist()
+    vt, rt, vr, rr, tol, nan, inf = vals
+    c.values.update({"rel_torch": vt, "rel": vr, "ratio": rr})
+    name = TEMPLATES[tpl]["torch"]
+    if not rt <= 1.0:
+        c.failures.append(f"{name}: max row rel diff to torch in {e.dtype} {vt:.3e} over its "
+                          f"tolerance (ratio {rt:.3e}; largest tolerance {tol:.1e})")
+    if not rr <= 1.0:
+        c.failures.append(f"rel: {vr:.3e} over its tolerance (ratio {rr:.3e}; largest "
+                          f"tolerance {tol:.1e})")
+    if nan:
+        c.failures.append(f"nan: {int(nan)} elements NaN where the reference is not, or not NaN "
+                          "where it is")
+    if inf:
+        c.failures.append(f"inf: {int(inf)} outputs not the +-inf of the reference rounded to "
+                          "the dtype, or infinite where it is finite")
+
+
 # ---------------------------------------------------------------- reporting
 
 def summarize(entries, cases, not_run):
@@ -599,6 +895,8 @@ def summarize(entries, cases, not_run):
             table[(dt, g)] = {"objects": set(), "pass": 0, "fail": 0, "not_run": 0,
                               "rel": 0.0, "sum": 0.0}
     for c in cases:
+        if c.entry.template != "softmax":  # summarize_tpl
+            continue
         row = table[(c.entry.dtype, group_of(c.entry.n))]
         row["objects"].add(c.entry.file)
         row["pass" if c.ok else "fail"] += 1
@@ -607,8 +905,54 @@ def summarize(entries, cases, not_run):
         if "sum" in c.values:
             row["sum"] = max(row["sum"], c.values["sum"])
     for e in not_run:
-        table[(e.dtype, group_of(e.n))]["not_run"] += 1
+        if e.template == "softmax":
+            table[(e.dtype, group_of(e.n))]["not_run"] += 1
     return table
+
+
+def summarize_tpl(entries, cases, not_run):
+    """The table of the other templates: (template, dtype, N group) -> counts, max rel
+    err and max rel / tolerance; empty when the manifest has softmax only."""
+    table = {}
+    tpls = [t for t in TEMPLATES if t != "softmax"]
+    tpls += sorted({e.template for e in entries} - set(TEMPLATES))
+
+    def row(e):
+        key = (e.template, e.dtype, group_of(e.n))
+        if key not in table:
+            table[key] = {"objects": set(), "pass": 0, "fail": 0, "not_run": 0, "rel": 0.0,
+                          "ratio": 0.0}
+        return table[key]
+    for c in cases:
+        if c.entry.template == "softmax":
+            continue
+        r = row(c.entry)
+        r["objects"].add(c.entry.file)
+        r["pass" if c.ok else "fail"] += 1
+        for k in ("rel", "ratio"):
+            if k in c.values:
+                r[k] = max(r[k], c.values[k])
+    for e in not_run:
+        if e.template != "softmax":
+            row(e)["not_run"] += 1
+    order = {(t, d, g): i for i, (t, d, g) in enumerate(
+        (t, d, g) for t in tpls for d in ("f16", "bf16", "f32") for g in GROUPS)}
+    return dict(sorted(table.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+
+def format_table_tpl(table, md=False):
+    head = ["template", "dtype", "N group", "objects", "cases", "pass", "fail", "not run",
+            "max rel err", "max rel/tol"]
+    rows = [[t, dt, g, str(len(r["objects"])), str(r["pass"] + r["fail"]), str(r["pass"]),
+             str(r["fail"]), str(r["not_run"]), f"{r['rel']:.2e} (tol {TOL[dt]:.0e})",
+             f"{r['ratio']:.2f}"] for (t, dt, g), r in table.items()]
+    if md:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    w = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+    fmt = "  ".join("{:<%d}" % x for x in w)
+    return "\n".join([fmt.format(*head)] + [fmt.format(*r) for r in rows])
 
 
 def format_table(table, md=False):
@@ -630,7 +974,8 @@ def format_table(table, md=False):
     return "\n".join([fmt.format(*head)] + [fmt.format(*r) for r in rows])
 
 
-def write_markdown(path, info, entries, cases, failed, not_run, table, elapsed, args, selfcases):
+def write_markdown(path, info, entries, cases, failed, not_run, table, elapsed, args, selfcases,
+                   ttable=None, tselfcases=()):
     ok = not failed and not not_run
     sets = sorted({e.set for e in entries})
     L = [f"### suite.py: {'PASS' if ok else 'FAIL'}", "",
@@ -650,6 +995,20 @@ def write_markdown(path, info, entries, cases, failed, not_run, table, elapsed, 
          f"unwritten column, NaN rows zeroed and a write past the output are each caught: "
          f"{sum(c.ok for c in selfcases)}/{len(selfcases)} as expected", "",
          format_table(table, md=True), ""]
+    if ttable:
+        tpls = [t for t in TEMPLATES if t != "softmax" and any(k[0] == t for k in ttable)]
+        L[-3:-3] = [
+            f"- other templates ({', '.join(tpls)}; automatic plan only): the same cases "
+            "(shift for log_softmax only; no row sums), inputs dy = randn and y = the forward "
+            "pass of the row kinds in the dtype for the backward passes; reference "
+            "torch.log_softmax / torch._softmax_backward_data / "
+            "torch._log_softmax_backward_data in float64 on the same rounded inputs; +-inf "
+            "of the rounded reference matched exactly, the rest row rel err by norm within "
+            "max(tol, 2 x rounding floor + a worst-case bound of the f32 arithmetic)",
+            f"- self-test of the other templates' checks (torch in f32 as the kernel, and the "
+            f"same three broken variants): {sum(c.ok for c in tselfcases)}/{len(tselfcases)} "
+            "as expected"]
+        L += ["#### Other templates", "", format_table_tpl(ttable, md=True), ""]
     if failed:
         L += [f"#### Failures ({len(failed)})", "", "```"]
         for c in failed[:200]:
