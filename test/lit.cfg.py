@@ -21,6 +21,7 @@ for var in ["HOME", "TMPDIR", "CUDA_HOME", "LD_LIBRARY_PATH"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+if config.sanitize: config.available_features.add("asan"); config.cc += " -fsanitize=" + config.sanitize
 src = config.softgen_src_root
 config.substitutions.append(("%softgen-run", os.path.join(config.softgen_tools_dir, "softgen-run")))
 config.substitutions.append(("%softgen", os.path.join(config.softgen_tools_dir, "softgen")))

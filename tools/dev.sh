@@ -5,12 +5,26 @@
 #   tools/dev.sh test       install what is missing, build, run every test;
 #                           exit 0 only if every test passed
 #   tools/dev.sh build      install what is missing and build
-# Environment: BUILD_DIR (default build), JOBS (default: number of cores).
+# `test` runs three stages, each in its own build directory:
+#   main   BUILD_DIR: the build above, every lit test
+#   asan   ASAN_BUILD_DIR: -DSOFTGEN_SANITIZE=address,undefined, every lit test
+#          with LeakSanitizer on (ASAN_OPTIONS=detect_leaks=1)
+#   fuzz   FUZZ_BUILD_DIR: clang-22 -DSOFTGEN_FUZZ=ON, each libFuzzer target of
+#          test/fuzz for FUZZ_SECONDS (test/fuzz/run.sh; a crash fails the stage)
+# It prints one "tests (STAGE): ..." line per stage and, last, the combined
+# "tests: N passed, N failed, N skipped" (a fuzz target counts as one test).
+# Environment: BUILD_DIR (default build), ASAN_BUILD_DIR (build-asan),
+# FUZZ_BUILD_DIR (build-fuzz), FUZZ_SECONDS (20), STAGES ("main asan fuzz"),
+# JOBS (default: number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
+ASAN_BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
+FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+STAGES=${STAGES:-main asan fuzz}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-PACKAGES="cmake make gcc python3 llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools"
+PACKAGES="cmake make gcc python3 llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22"
 
 install_missing() {
   local missing=()
@@ -38,19 +52,72 @@ generate() {
   "$BUILD_DIR/softgen" softmax -D N=8192 --dtype f16 --print-config
 }
 
-run_tests() {
-  build
-  local log="$BUILD_DIR/lit.log" rc=0
+# lit_stage NAME DIR [VAR=VALUE...]: runs lit in DIR (built), adds its counts
+# to the totals and prints "tests (NAME): ...". Returns non-zero on a failure.
+TOTAL_PASSED=0 TOTAL_FAILED=0 TOTAL_SKIPPED=0
+lit_stage() {
+  local name=$1 dir=$2 log="$2/lit.log" rc=0 t0=$SECONDS
+  shift 2
   set +e
-  cmake --build "$BUILD_DIR" --target check 2>&1 | tee "$log"
+  env "$@" cmake --build "$dir" --target check 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   set -e
   local passed failed skipped
   passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
   failed=$(sed -n 's/^ *\(Failed\|Unresolved\|Timed Out\|Unexpectedly Passed\) *: *\([0-9]*\).*/\2/p' "$log" | awk '{s+=$1} END {print s+0}')
   skipped=$(sed -n 's/^ *Unsupported *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-  echo "tests: ${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
-  [ "$rc" -eq 0 ] && [ "${failed:-0}" -eq 0 ] && [ "${passed:-0}" -gt 0 ]
+  passed=${passed:-0} failed=${failed:-0} skipped=${skipped:-0}
+  [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1 # lit itself failed
+  TOTAL_PASSED=$((TOTAL_PASSED + passed)) TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  TOTAL_SKIPPED=$((TOTAL_SKIPPED + skipped))
+  echo "tests ($name): $passed passed, $failed failed, $skipped skipped ($((SECONDS - t0))s)"
+  [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+# The sanitized build: softgen's own targets with ASan + UBSan (the C programs
+# the runtime tests compile too); LLVM stays as installed.
+asan_stage() {
+  local t0=$SECONDS
+  cmake -S . -B "$ASAN_BUILD_DIR" -DSOFTGEN_WERROR=ON -DSOFTGEN_SANITIZE=address,undefined >/dev/null
+  cmake --build "$ASAN_BUILD_DIR" -j "$JOBS"
+  echo "dev.sh: asan build took $((SECONDS - t0))s"
+  lit_stage asan "$ASAN_BUILD_DIR" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+}
+
+# Bounded fuzzing: every libFuzzer target for FUZZ_SECONDS from the repo's seeds.
+fuzz_stage() {
+  local log="$FUZZ_BUILD_DIR/fuzz.log" rc=0 t0=$SECONDS
+  cmake -S . -B "$FUZZ_BUILD_DIR" -DCMAKE_C_COMPILER=clang-22 -DSOFTGEN_FUZZ=ON >/dev/null
+  cmake --build "$FUZZ_BUILD_DIR" -j "$JOBS" --target fuzz
+  set +e
+  SOFTGEN="$(cd "$BUILD_DIR" && pwd)/softgen" test/fuzz/run.sh "$FUZZ_BUILD_DIR" "$FUZZ_SECONDS" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  local passed failed
+  passed=$(grep -c '^  fuzz_[a-z_]*: .* ok$' "$log" || true)
+  failed=$(grep -c '^  fuzz_[a-z_]*: CRASH' "$log" || true)
+  [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+  TOTAL_PASSED=$((TOTAL_PASSED + passed)) TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  echo "tests (fuzz): $passed passed, $failed failed, 0 skipped ($((SECONDS - t0))s)"
+  [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
+}
+
+run_tests() {
+  local ok=0 t0=$SECONDS
+  build
+  echo "dev.sh: build took $((SECONDS - t0))s"
+  for stage in $STAGES; do
+    case "$stage" in
+      main) lit_stage main "$BUILD_DIR" || ok=1 ;;
+      asan) asan_stage || ok=1 ;;
+      fuzz) fuzz_stage || ok=1 ;;
+      *) echo "dev.sh: unknown stage '$stage' (main, asan, fuzz)" >&2; ok=1 ;;
+    esac
+  done
+  echo "dev.sh: all stages took $((SECONDS - t0))s"
+  echo "tests: $TOTAL_PASSED passed, $TOTAL_FAILED failed, $TOTAL_SKIPPED skipped"
+  [ "$ok" -eq 0 ] && [ "$TOTAL_FAILED" -eq 0 ] && [ "$TOTAL_PASSED" -gt 0 ]
 }
 
 case "${1:-}" in

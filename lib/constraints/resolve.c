@@ -158,7 +158,7 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
     else if (tile % pl->vec)
       r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u "
                                  "elements does not divide the tile", N, (long long)tile, pl->vec);
-    pl->cluster = (unsigned)count;
+    pl->cluster = count > 0 ? (unsigned)count : 1; /* tile > N (rejected above): no 0 */
   } else if (!wg_n && can) {
     const sg_constraints *c = r->c;
     uint64_t threads = tg->max_block_threads, rows = wg_m ? (uint64_t)wg_m->tile : 1;

@@ -69,8 +69,10 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
   out_buf o = {buf, cap, 0, 0};
   if (!m || !buf || cap == 0)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_format: null argument");
-  put(&o, "%skernel %s\ntemplate %s\ntarget %s\narch %s\nn %lld\n", SG_META_MAGIC, m->kernel,
-      m->template_name, m->target, m->arch, (long long)m->n);
+  put(&o, "%skernel %s\n", SG_META_MAGIC, m->kernel);
+  if (m->template_name[0]) /* optional when parsing: an empty one would not parse back */
+    put(&o, "template %s\n", m->template_name);
+  put(&o, "target %s\narch %s\nn %lld\n", m->target, m->arch, (long long)m->n);
   put(&o, "block %u\nrows_per_block %u\nsmem %u\ncluster %u\nvector_bytes %u\n", m->block,
       m->rows_per_block, m->smem, m->cluster, m->vector_bytes);
   if (m->persistent)

@@ -443,8 +443,11 @@ sg_status sg_template_parse(const char *file, const char *text, size_t len, sg_t
   if (!ps.t)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   snprintf(ps.t->file, sizeof ps.t->file, "%s", file ? file : "<template>");
-  if (memchr(text, '\0', len))
-    return free(ps.t), ERR_AT(&ps, 0, 0, "template contains a NUL byte");
+  if (memchr(text, '\0', len)) {
+    sg_status nul = ERR_AT(&ps, 0, 0, "template contains a NUL byte"); /* names ps.t->file */
+    free(ps.t);
+    return nul;
+  }
   sgl_init(&ps.lx, text, len);
   sg_status st = parse_template(&ps);
   if (st) {

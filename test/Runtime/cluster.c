@@ -15,8 +15,10 @@ int main(void) {
   m.cluster = 4;
   m.rows_per_block = 1;
   sgrt_kernel *k = load_meta(rt, &m, OBJ_TEXT, "load cluster 4");
-  if (!k)
+  if (!k) {
+    sgrt_close(rt);
     return 0;
+  }
   sgrt_tensor t[2];
   sg_diag d;
   make_tensors(t, 5, 1024, 1024, SG_DTYPE_F16);

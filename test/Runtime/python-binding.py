@@ -1,6 +1,8 @@
 # The Python binding (python/softgen) over the fake CUDA driver: arrays with
 # __cuda_array_interface__ backed by host buffers (the double's device memory
 # is host memory), launch log, results, and error mapping.
+# An ASan-built libsoftgen_rt cannot load into an uninstrumented python:
+# UNSUPPORTED: asan
 # RUN: rm -f %t.log
 # RUN: env PYTHONPATH=%pysrc SOFTGEN_RT_LIBRARY=%rtlib/libsoftgen_rt.so SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_LOG=%t.log %python %s %S/Inputs | FileCheck %s
 # RUN: FileCheck --check-prefix=LOG %s < %t.log

@@ -111,12 +111,19 @@ static sgrt_kernel *load_meta(sgrt_runtime *rt, const sg_meta *m, int kind, cons
   return k;
 }
 
-/* Two tensors x, y of rows x cols, row stride stride, in 256-aligned host memory. */
+/* Two tensors x, y of rows x cols, row stride stride, in 256-aligned host memory.
+ * Tests exit without freeing them; a static list keeps them reachable so that
+ * LeakSanitizer (build-asan) reports only what the runtime itself leaks. */
+static void *rt_test_buffers[16];
 static void make_tensors(sgrt_tensor t[2], int64_t rows, int64_t cols, int64_t stride,
                          sg_dtype dt) {
+  static int nbuffers;
   size_t bytes = (size_t)(rows * stride) * sg_dtype_size(dt);
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 2; i++) {
     t[i] = (sgrt_tensor){aligned_alloc(256, (bytes + 255) / 256 * 256 + 256), rows, cols, stride,
                          dt};
+    if (nbuffers < 16)
+      rt_test_buffers[nbuffers++] = t[i].data;
+  }
 }
 #endif
