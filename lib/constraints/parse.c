@@ -55,6 +55,16 @@ static sg_status expect(cparser *ps, char c) {
   return SG_OK;
 }
 
+/* The separator of a list that `close` ends: ',' here, or the list is done. */
+static sg_status expect_comma(cparser *ps, char close) {
+  char what[16];
+  snprintf(what, sizeof what, "',' or '%c'", close);
+  if (!sgl_is_punct(&ps->lx, ','))
+    return unexpected(ps, what);
+  sgl_next(&ps->lx);
+  return SG_OK;
+}
+
 static sg_status parse_int(cparser *ps, int64_t *out) {
   if (ps->lx.tok.kind != SGL_INT)
     return unexpected(ps, "an integer");
@@ -97,7 +107,7 @@ static sg_status parse_value(cparser *ps, value *v) {
         return st;
       if (sgl_is_punct(&ps->lx, ')'))
         break;
-      if ((st = expect(ps, ',')))
+      if ((st = expect_comma(ps, ')')))
         return st;
     }
     sgl_next(&ps->lx);
@@ -126,7 +136,7 @@ static sg_status parse_value(cparser *ps, value *v) {
         return st;
       if (sgl_is_punct(&ps->lx, '}'))
         break;
-      if ((st = expect(ps, ',')))
+      if ((st = expect_comma(ps, '}')))
         return st;
     }
     sgl_next(&ps->lx);
@@ -293,7 +303,7 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     pos++;
     if (sgl_is_punct(&ps->lx, ')'))
       break;
-    if ((st = expect(ps, ',')))
+    if ((st = expect_comma(ps, ')')))
       return st;
   }
   sgl_next(&ps->lx);

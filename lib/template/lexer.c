@@ -58,8 +58,11 @@ void sgl_next(sgl_lexer *lx) {
         t->value = t->value * 10 + d;
       advance(lx);
     }
-    if (lx->p < lx->end && (isalpha((unsigned char)*lx->p) || *lx->p == '_'))
-      t->kind = SGL_ERROR; /* "12abc" */
+    if (lx->p < lx->end && (isalpha((unsigned char)*lx->p) || *lx->p == '_')) {
+      t->kind = SGL_ERROR; /* "12abc": the whole word is the bad token */
+      while (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_'))
+        advance(lx);
+    }
   } else if (strchr("()[]{},:=", c) && c != '\0') {
     t->kind = SGL_PUNCT;
     advance(lx);

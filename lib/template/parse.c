@@ -82,6 +82,16 @@ static sg_status expect_punct(parser *ps, char c) {
   return SG_OK;
 }
 
+/* The separator of a list that `close` ends: ',' here, or the list is done. */
+static sg_status expect_comma(parser *ps, char close) {
+  char what[16];
+  snprintf(what, sizeof what, "',' or '%c'", close);
+  if (!sgl_is_punct(&ps->lx, ','))
+    return describe_token(ps, what);
+  sgl_next(&ps->lx);
+  return SG_OK;
+}
+
 static sg_status expect_name(parser *ps, const char *what, char *dst) {
   if (ps->lx.tok.kind != SGL_IDENT)
     return describe_token(ps, what);
@@ -157,7 +167,7 @@ static sg_status parse_dims(parser *ps, sgt_shape *s, int declare) {
     s->dims[s->ndims++] = d;
     if (sgl_is_punct(&ps->lx, ']'))
       break;
-    st = expect_punct(ps, ',');
+    st = expect_comma(ps, ']');
   }
   return st ? st : expect_punct(ps, ']');
 }
@@ -310,6 +320,9 @@ static sg_status parse_stmt(parser *ps) {
                     t->ops[prev].line);
     if (find_tensor(t, first) >= 0 || find_dim(t, first) >= 0)
       return ERR_AT(ps, line, col, "'%s' is already the name of a tensor or dim", first);
+    if (strcmp(first, "dim") == 0)
+      return ERR_AT(ps, line, col, "'dim' is reserved (the keyword of dim=); name the value "
+                    "otherwise");
     op->line = ps->lx.tok.line;
     op->col = ps->lx.tok.col;
     if ((st = expect_name(ps, "an op name", opname)))
@@ -374,7 +387,7 @@ static sg_status parse_stmt(parser *ps) {
     nargs++;
     if (sgl_is_punct(&ps->lx, ')'))
       break;
-    if ((st = expect_punct(ps, ',')))
+    if ((st = expect_comma(ps, ')')))
       return st;
   }
   sgl_next(&ps->lx);
@@ -411,7 +424,7 @@ static sg_status parse_template(parser *ps) {
       return st;
     if (sgl_is_punct(&ps->lx, ')'))
       break;
-    if ((st = expect_punct(ps, ',')))
+    if ((st = expect_comma(ps, ')')))
       return st;
   }
   sgl_next(&ps->lx);
