@@ -28,6 +28,7 @@ config.substitutions.append(("%softgen", os.path.join(config.softgen_tools_dir, 
 config.substitutions.append(("%templates", os.path.join(src, "kernels-templates")))
 config.substitutions.append(("%include", os.path.join(src, "include")))
 config.substitutions.append(("%rtlib", config.softgen_obj_root))
+config.substitutions.append(("%objroot", config.softgen_obj_root))  # the build tree (install, man page)
 config.substitutions.append(("%cc", config.cc))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%pysrc", os.path.join(src, "python")))

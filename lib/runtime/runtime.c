@@ -182,6 +182,48 @@ static int parse_sm(const char *arch, char *suffix) {
   return (int)v;
 }
 
+/* The driver's loader takes no size (cuModuleLoadData, hipModuleLoadData): it
+ * trusts the extent an ELF or fatbin header declares. A truncated or damaged
+ * header would make it read past the caller's buffer, so that extent must fit
+ * in the bytes given. */
+static sg_status check_extent(const unsigned char *p, size_t size, rt_image_kind kind,
+                              sg_diag *diag) {
+  uint64_t end;
+  if (kind == RT_IMAGE_ELF) {
+    if (size < 64 || p[4] != 2 /* ELFCLASS64 */)
+      return sg_diag_set(diag, SG_ERR_PARSE, "code object is not a complete ELF64 file");
+    uint64_t shoff, phoff;
+    uint16_t phentsize, phnum, shentsize, shnum;
+    memcpy(&phoff, p + 32, 8);
+    memcpy(&shoff, p + 40, 8);
+    memcpy(&phentsize, p + 54, 2);
+    memcpy(&phnum, p + 56, 2);
+    memcpy(&shentsize, p + 58, 2);
+    memcpy(&shnum, p + 60, 2);
+    uint64_t sh = (uint64_t)shentsize * shnum, ph = (uint64_t)phentsize * phnum;
+    if (shoff > UINT64_MAX - sh || phoff > UINT64_MAX - ph)
+      end = UINT64_MAX;
+    else
+      end = shoff + sh > phoff + ph ? shoff + sh : phoff + ph;
+  } else if (kind == RT_IMAGE_FATBIN) {
+    if (size < 16)
+      return sg_diag_set(diag, SG_ERR_PARSE, "code object is not a complete fatbin");
+    uint16_t header;
+    uint64_t payload;
+    memcpy(&header, p + 6, 2);
+    memcpy(&payload, p + 8, 8);
+    end = payload > UINT64_MAX - header ? UINT64_MAX : header + payload;
+  } else {
+    return SG_OK;
+  }
+  if (end > size)
+    return sg_diag_set(diag, SG_ERR_PARSE,
+                       "code object is truncated or damaged: its %s header describes %llu "
+                       "bytes, got %zu",
+                       kind == RT_IMAGE_ELF ? "ELF" : "fatbin", (unsigned long long)end, size);
+  return SG_OK;
+}
+
 static sg_status check_target(const sgrt_runtime *rt, const sg_meta *m, rt_image_kind kind,
                               sg_diag *diag) {
   if (strcmp(m->target, rt->ops->target) != 0)
@@ -235,8 +277,10 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
   if (!k)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
   k->rt = rt;
-  sg_status st = sg_meta_find(data, size, &k->meta, diag);
   rt_image_kind kind = image_kind(data, size);
+  sg_status st = sg_meta_find(data, size, &k->meta, diag);
+  if (!st)
+    st = check_extent(data, size, kind, diag);
   if (!st)
     st = check_target(rt, &k->meta, kind, diag);
   if (!st && k->meta.cluster > 1 && !rt->ops->supports_cluster(rt->drv))

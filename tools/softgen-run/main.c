@@ -118,6 +118,7 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
     printf("%s", text);
 
   sgrt_tensor t[SG_META_MAX_TENSORS];
+  memset(t, 0, sizeof t); /* the clean-up frees every t[i].data, allocated or not */
   void *host[SG_META_MAX_TENSORS] = {0};
   size_t bytes[SG_META_MAX_TENSORS] = {0};
   int rc = 0, in = -1, out = -1, nin = 0, nout = 0;

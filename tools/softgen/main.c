@@ -7,11 +7,13 @@
  * failure leaves no partial output. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "softgen/softgen.h"
 #include "support/io.h"
@@ -25,6 +27,11 @@
 #ifndef SOFTGEN_TEMPLATES_DIR
 #define SOFTGEN_TEMPLATES_DIR "kernels-templates"
 #endif
+/* The installed templates, relative to the directory of the executable
+ * (<bindir> -> <datadir>/softgen/kernels-templates; set by cmake/install.cmake). */
+#ifndef SOFTGEN_TEMPLATES_RELDIR
+#define SOFTGEN_TEMPLATES_RELDIR "../share/softgen/kernels-templates"
+#endif
 
 static void usage(FILE *f) {
   fputs(
@@ -33,7 +40,8 @@ static void usage(FILE *f) {
       "Generates a softmax-family GPU kernel from a template (.sgt) and Wave-style\n"
       "constraints, through LLVM's NVPTX or AMDGPU backend.\n"
       "TEMPLATE is a .sgt file or the name of one in the templates directory\n"
-      "(default: softmax; directory: $SOFTGEN_TEMPLATES or the one softgen was built with).\n"
+      "(default: softmax; directory: $SOFTGEN_TEMPLATES, else the installed one,\n"
+      "<bindir>/" SOFTGEN_TEMPLATES_RELDIR ", else the one softgen was built with).\n"
       "\n"
       "Problem:\n"
       "  -D N=<int>              row length (required); M, the row count, is a run-time argument\n"
@@ -257,6 +265,33 @@ static int inspect(const char *path) {
   return 0;
 }
 
+/* The templates directory: $SOFTGEN_TEMPLATES when set; else the installed one
+ * next to the executable (<bindir>/SOFTGEN_TEMPLATES_RELDIR) when it exists, so
+ * an installed or unpacked (relocated) softgen finds its own templates; else
+ * the directory softgen was built with (the source tree). */
+static const char *templates_dir(void) {
+  const char *env = getenv("SOFTGEN_TEMPLATES");
+  if (env && *env)
+    return env;
+  static char found[PATH_MAX];
+  char dir[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+  char *slash = n > 0 ? (dir[n] = '\0', strrchr(dir, '/')) : NULL;
+  if (slash) {
+    *slash = '\0'; /* the executable's directory; "../" steps up lexically */
+    const char *rel = SOFTGEN_TEMPLATES_RELDIR;
+    while (strncmp(rel, "../", 3) == 0 && (slash = strrchr(dir, '/')) != NULL) {
+      *slash = '\0';
+      rel += 3;
+    }
+    struct stat sb;
+    int len = snprintf(found, sizeof found, "%s/%s", dir, rel);
+    if (len > 0 && (size_t)len < sizeof found && stat(found, &sb) == 0 && S_ISDIR(sb.st_mode))
+      return found;
+  }
+  return SOFTGEN_TEMPLATES_DIR;
+}
+
 /* Resolves TEMPLATE: a path as given, else <templates dir>/<name>.sgt. */
 static void template_path(const char *arg, char *out, size_t cap) {
   struct stat sb;
@@ -264,9 +299,8 @@ static void template_path(const char *arg, char *out, size_t cap) {
     snprintf(out, cap, "%s", arg);
     return;
   }
-  const char *dir = getenv("SOFTGEN_TEMPLATES");
-  snprintf(out, cap, "%s/%s%s", dir && *dir ? dir : SOFTGEN_TEMPLATES_DIR, arg,
-           strstr(arg, ".sgt") ? "" : ".sgt");
+  if (snprintf(out, cap, "%s/%s%s", templates_dir(), arg, strstr(arg, ".sgt") ? "" : ".sgt") < 0)
+    out[0] = '\0';
 }
 
 typedef struct output {

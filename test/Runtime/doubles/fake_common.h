@@ -99,6 +99,48 @@ static size_t fake_image_size(const void *image, const char **kind) {
   return strlen(image);
 }
 
+/* What the driver's PTX JIT rejects that the double can see cheaply: bytes
+ * that are not printable ASCII or whitespace, and unbalanced braces (a
+ * truncated or damaged file). Returns 1 when the text passes. */
+__attribute__((unused)) static int fake_ptx_plausible(const char *text, size_t size) {
+  long depth = 0;
+  for (size_t i = 0; i < size; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c >= 0x7f || (c < 0x20 && c != '\n' && c != '\t' && c != '\r'))
+      return 0;
+    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+    if (depth < 0)
+      return 0;
+  }
+  return depth == 0;
+}
+
+/* Whether the module defines kernel name, as the driver resolves it: a PTX
+ * text with entries needs ".entry NAME(", an ELF with code sections needs a
+ * ".text.NAME" section (the metadata's "kernel NAME" line does not count).
+ * Images without either (the synthetic ones of rt_test.h) define the kernel
+ * their metadata names. */
+__attribute__((unused)) static int fake_has_entry(const char *image, size_t size, const char *name) {
+  static const char *const marks[][2] = {{".entry ", "("}, {".text.", ""}};
+  size_t n = strlen(name);
+  for (size_t k = 0; k < 2; k++) {
+    const char *mark = marks[k][0], *after = marks[k][1];
+    size_t ml = strlen(mark), al = after[0] ? strlen(after) : 1; /* "": the NUL */
+    int any = 0;
+    for (size_t i = 0; i + ml <= size; i++) {
+      if (memcmp(image + i, mark, ml) != 0)
+        continue;
+      any = 1;
+      if (i + ml + n + al <= size && memcmp(image + i + ml, name, n) == 0 &&
+          memcmp(image + i + ml + n, after, al) == 0)
+        return 1;
+    }
+    if (any)
+      return 0;
+  }
+  return 1;
+}
+
 /* ---- host execution of softmax ---- */
 
 static float fake_load(const void *base, int64_t i, sg_dtype dt) {

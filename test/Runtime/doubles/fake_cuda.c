@@ -21,6 +21,8 @@
 typedef int CUresult;
 typedef struct fake_module {
   sg_meta meta;
+  char *image; /* a copy, to resolve kernel names as the driver would */
+  size_t size;
 } fake_module;
 
 static int ctx_depth;
@@ -164,6 +166,11 @@ FAKE_API CUresult cuModuleLoadData(void **mod, const void *image) {
   sg_diag diag;
   if (!m)
     return 2;
+  if (strcmp(kind, "text") == 0 && !fake_ptx_plausible(image, size)) {
+    fake_log(PFX, "cuModuleLoadData kind=text bytes=%zu -> invalid PTX", size);
+    free(m);
+    return 218;
+  }
   if (sg_meta_find(image, size, &m->meta, &diag) != SG_OK) {
     fake_log(PFX, "cuModuleLoadData kind=%s bytes=%zu -> invalid image: %s", kind, size,
              diag.message);
@@ -171,6 +178,13 @@ FAKE_API CUresult cuModuleLoadData(void **mod, const void *image) {
     return 200;
   }
   fake_log(PFX, "cuModuleLoadData kind=%s bytes=%zu kernel=%s", kind, size, m->meta.kernel);
+  m->image = malloc(size ? size : 1);
+  if (!m->image) {
+    free(m);
+    return 2;
+  }
+  memcpy(m->image, image, size);
+  m->size = size;
   *mod = m;
   return 0;
 }
@@ -180,7 +194,7 @@ FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
   NEED_CTX(cuModuleGetFunction);
   fake_module *m = mod;
   fake_log(PFX, "cuModuleGetFunction name=%s", name);
-  if (strcmp(m->meta.kernel, name) != 0)
+  if (strcmp(m->meta.kernel, name) != 0 || !fake_has_entry(m->image, m->size, name))
     return 500;
   *fn = m;
   return 0;
@@ -189,6 +203,7 @@ FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
 FAKE_API CUresult cuModuleUnload(void *mod) {
   NEED_CTX(cuModuleUnload);
   fake_log(PFX, "cuModuleUnload");
+  free(((fake_module *)mod)->image);
   free(mod);
   return 0;
 }
