@@ -111,6 +111,13 @@ SG_API sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_di
  * text, the byte-list initializer of the global SG_META_SYMBOL. */
 SG_API sg_status sg_meta_find(const void *object, size_t size, sg_meta *out, sg_diag *diag);
 
+/* Bytes a code object's own header says it spans, for loaders that take no
+ * size (cuModuleLoadData): an ELF64 file up to its last section or program
+ * header (at least 64), a fatbin its header plus payload; 0 for anything else
+ * (text). The caller guarantees 64 (ELF) or 16 (fatbin) readable bytes.
+ * Saturates at UINT64_MAX when the header's fields overflow. */
+SG_API uint64_t sg_object_extent(const void *object);
+
 /* Index of the tensor named name, or -1. */
 SG_API int sg_meta_tensor_index(const sg_meta *meta, const char *name);
 

@@ -32,6 +32,33 @@ int sg_dtype_parse(const char *name, sg_dtype *out) {
   return -1;
 }
 
+uint64_t sg_object_extent(const void *object) {
+  const unsigned char *p = object;
+  if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
+    uint64_t shoff, phoff, end = 64;
+    uint16_t phentsize, phnum, shentsize, shnum;
+    memcpy(&phoff, p + 32, 8);
+    memcpy(&shoff, p + 40, 8);
+    memcpy(&phentsize, p + 54, 2);
+    memcpy(&phnum, p + 56, 2);
+    memcpy(&shentsize, p + 58, 2);
+    memcpy(&shnum, p + 60, 2);
+    uint64_t sh = (uint64_t)shentsize * shnum, ph = (uint64_t)phentsize * phnum;
+    if (shoff > UINT64_MAX - sh || phoff > UINT64_MAX - ph)
+      return UINT64_MAX;
+    end = shoff + sh > end ? shoff + sh : end;
+    return phoff + ph > end ? phoff + ph : end;
+  }
+  if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
+    uint16_t header;
+    uint64_t payload;
+    memcpy(&header, p + 6, 2);
+    memcpy(&payload, p + 8, 8);
+    return payload > UINT64_MAX - header ? UINT64_MAX : header + payload;
+  }
+  return 0;
+}
+
 int sg_meta_tensor_index(const sg_meta *meta, const char *name) {
   for (int i = 0; i < meta->ntensors; i++)
     if (strcmp(meta->tensors[i].name, name) == 0)

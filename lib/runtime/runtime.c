@@ -188,34 +188,13 @@ static int parse_sm(const char *arch, char *suffix) {
  * in the bytes given. */
 static sg_status check_extent(const unsigned char *p, size_t size, rt_image_kind kind,
                               sg_diag *diag) {
-  uint64_t end;
-  if (kind == RT_IMAGE_ELF) {
-    if (size < 64 || p[4] != 2 /* ELFCLASS64 */)
-      return sg_diag_set(diag, SG_ERR_PARSE, "code object is not a complete ELF64 file");
-    uint64_t shoff, phoff;
-    uint16_t phentsize, phnum, shentsize, shnum;
-    memcpy(&phoff, p + 32, 8);
-    memcpy(&shoff, p + 40, 8);
-    memcpy(&phentsize, p + 54, 2);
-    memcpy(&phnum, p + 56, 2);
-    memcpy(&shentsize, p + 58, 2);
-    memcpy(&shnum, p + 60, 2);
-    uint64_t sh = (uint64_t)shentsize * shnum, ph = (uint64_t)phentsize * phnum;
-    if (shoff > UINT64_MAX - sh || phoff > UINT64_MAX - ph)
-      end = UINT64_MAX;
-    else
-      end = shoff + sh > phoff + ph ? shoff + sh : phoff + ph;
-  } else if (kind == RT_IMAGE_FATBIN) {
-    if (size < 16)
-      return sg_diag_set(diag, SG_ERR_PARSE, "code object is not a complete fatbin");
-    uint16_t header;
-    uint64_t payload;
-    memcpy(&header, p + 6, 2);
-    memcpy(&payload, p + 8, 8);
-    end = payload > UINT64_MAX - header ? UINT64_MAX : header + payload;
-  } else {
+  if (kind == RT_IMAGE_ELF && (size < 64 || p[4] != 2 /* ELFCLASS64 */))
+    return sg_diag_set(diag, SG_ERR_PARSE, "code object is not a complete ELF64 file");
+  if (kind == RT_IMAGE_FATBIN && size < 16)
+    return sg_diag_set(diag, SG_ERR_PARSE, "code object is not a complete fatbin");
+  if (kind == RT_IMAGE_TEXT)
     return SG_OK;
-  }
+  uint64_t end = sg_object_extent(p);
   if (end > size)
     return sg_diag_set(diag, SG_ERR_PARSE,
                        "code object is truncated or damaged: its %s header describes %llu "

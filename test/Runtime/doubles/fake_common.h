@@ -71,29 +71,10 @@ static int fake_fail(const char *pfx, const char *fn) {
  * fatbin from its header, anything else is NUL-terminated text. */
 static size_t fake_image_size(const void *image, const char **kind) {
   const unsigned char *p = image;
-  if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
-    uint64_t shoff, phoff;
-    uint16_t phentsize, phnum, shentsize, shnum;
-    memcpy(&phoff, p + 32, 8);
-    memcpy(&shoff, p + 40, 8);
-    memcpy(&phentsize, p + 54, 2);
-    memcpy(&phnum, p + 56, 2);
-    memcpy(&shentsize, p + 58, 2);
-    memcpy(&shnum, p + 60, 2);
-    uint64_t end = 64, e1 = shoff + (uint64_t)shentsize * shnum,
-             e2 = phoff + (uint64_t)phentsize * phnum;
-    end = e1 > end ? e1 : end;
-    end = e2 > end ? e2 : end;
-    *kind = "elf";
+  uint64_t end = sg_object_extent(image);
+  if (end) {
+    *kind = p[0] == 0x7f ? "elf" : "fatbin";
     return (size_t)end;
-  }
-  if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
-    uint16_t header;
-    uint64_t size;
-    memcpy(&header, p + 6, 2);
-    memcpy(&size, p + 8, 8);
-    *kind = "fatbin";
-    return (size_t)(header + size);
   }
   *kind = "text";
   return strlen(image);
