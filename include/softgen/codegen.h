@@ -26,7 +26,9 @@ typedef struct sg_module sg_module;
 typedef enum sg_emit_kind {
   SG_EMIT_LLVM,  /* textual LLVM IR of the module as it stands */
   SG_EMIT_ASM,   /* target assembly: PTX for nvptx, AMDGPU assembly for amdgpu */
-  SG_EMIT_OBJECT /* code object: .cubin (ptxas) for nvptx, .hsaco (ld.lld) for amdgpu */
+  SG_EMIT_OBJECT, /* code object: .cubin (ptxas) for nvptx, .hsaco (ld.lld) for amdgpu,
+                     a relocatable .o for host */
+  SG_EMIT_SHARED  /* host only: a shared library (.so, linked by ld.lld or cc) */
 } sg_emit_kind;
 
 /* Bytes owned by the caller; release with sg_buffer_free. Text is NUL-terminated
@@ -56,9 +58,25 @@ SG_API sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_o
 
 SG_API void sg_module_destroy(sg_module *m);
 
-/* File extensions of the plan's target: ".ptx"/".cubin" or ".s"/".hsaco". */
+/* File extensions of the plan's target: ".ptx"/".cubin", ".s"/".hsaco" or ".s"/".o";
+ * the shared library's (".so"), or NULL when the target makes none. */
 SG_API const char *sg_plan_asm_ext(const sg_plan *plan);
 SG_API const char *sg_plan_object_ext(const sg_plan *plan);
+SG_API const char *sg_plan_shared_ext(const sg_plan *plan);
+
+/* In-process JIT of a host-target module with LLVM ORC (target/jit.c). The
+ * module is compiled as it stands (call sg_module_optimize first) and left
+ * unchanged; the sg_jit owns the machine code. SG_ERR_UNSUPPORTED for a GPU
+ * target. The kernel's entry point has the host ABI
+ *   void kernel(void **params, uint32_t block, uint32_t blocks)
+ * and runs on the runtime's host device through sgrt_kernel_load_host
+ * (softgen/runtime.h) with the metadata text from sg_jit_meta. */
+typedef struct sg_jit sg_jit;
+SG_API sg_status sg_jit_create(sg_module *m, sg_jit **out, sg_diag *diag);
+SG_API void *sg_jit_kernel(const sg_jit *j);
+/* The softgen_meta text (NUL-terminated; *len, when given, without the NUL). */
+SG_API const char *sg_jit_meta(const sg_jit *j, size_t *len);
+SG_API void sg_jit_destroy(sg_jit *j);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 #include "target/target.h"
 #include "template/template.h"
 
+#define SGC_MAX_VEC 64 /* elements of one vector access (64 bytes of i8 at most) */
+
 typedef struct sgc_ctx {
   LLVMContextRef ctx;
   LLVMModuleRef mod;

@@ -28,6 +28,7 @@ typedef struct row_state {
   LLVMValueRef row, row_valid;     /* i64 row index, i1 */
   LLVMValueRef row_clamped;        /* i64, always < M */
   LLVMValueRef *col, *col_valid;   /* per chunk: i64 column, i1 (NULL when always valid) */
+  unsigned nchunks;                /* chunks of the row (of the tile, for tiled rows) */
   LLVMValueRef rows_arg;           /* M */
   LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
   LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
@@ -49,7 +50,7 @@ static LLVMTypeRef elem_type(sgc_ctx *cx, int tensor) {
 
 static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
   unsigned n = cx->plan->vec;
-  LLVMValueRef elems[16];
+  LLVMValueRef elems[SGC_MAX_VEC];
   if (LLVMIsConstant(scalar)) {
     for (unsigned i = 0; i < n; i++)
       elems[i] = scalar;
@@ -58,7 +59,7 @@ static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
   LLVMTypeRef vt = LLVMVectorType(cx->f32, n);
   LLVMValueRef v = LLVMBuildInsertElement(cx->b, LLVMGetPoison(vt), scalar,
                                           LLVMConstInt(cx->i32, 0, 0), "");
-  LLVMValueRef zeros[16];
+  LLVMValueRef zeros[SGC_MAX_VEC];
   for (unsigned i = 0; i < n; i++)
     zeros[i] = LLVMConstInt(cx->i32, 0, 0);
   return LLVMBuildShuffleVector(cx->b, v, LLVMGetPoison(vt), LLVMConstVector(zeros, n), "");
@@ -79,7 +80,7 @@ static void load_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef 
   LLVMTypeRef et = elem_type(cx, op->tensor);
   LLVMTypeRef vt = LLVMVectorType(et, pl->vec);
   unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
-  for (unsigned c = 0; c < pl->chunks; c++) {
+  for (unsigned c = 0; c < rs->nchunks; c++) {
     LLVMValueRef col = rs->col[c];
     if (rs->col_valid[c])
       col = LLVMBuildSelect(cx->b, rs->col_valid[c], col, LLVMConstInt(cx->i64, 0, 0), "col.clamped");
@@ -94,7 +95,7 @@ static void lower_read(sgc_ctx *cx, row_state *rs, const sgt_op *op, lval *out) 
   LLVMTypeRef et = elem_type(cx, op->tensor);
   LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
   LLVMValueRef *raw = rs->raw[op - cx->t->ops];
-  for (unsigned c = 0; c < pl->chunks; c++) {
+  for (unsigned c = 0; c < rs->nchunks; c++) {
     LLVMValueRef v = raw[c];
     if (et != cx->f32)
       v = LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
@@ -103,7 +104,7 @@ static void lower_read(sgc_ctx *cx, row_state *rs, const sgt_op *op, lval *out) 
     out->chunks[c] = v;
   }
   if (pl->rows_per_block > 1) /* rows past M read row M-1: mask them as well */
-    for (unsigned c = 0; c < pl->chunks; c++)
+    for (unsigned c = 0; c < rs->nchunks; c++)
       out->chunks[c] = LLVMBuildSelect(cx->b, rs->row_valid, out->chunks[c], ninf, "");
 }
 
@@ -111,7 +112,7 @@ static void lower_write(sgc_ctx *cx, row_state *rs, const sgt_op *op, const lval
   const sg_plan *pl = cx->plan;
   LLVMTypeRef et = elem_type(cx, op->tensor);
   unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
-  for (unsigned c = 0; c < pl->chunks; c++) {
+  for (unsigned c = 0; c < rs->nchunks; c++) {
     LLVMValueRef guard = rs->col_valid[c];
     if (pl->rows_per_block > 1)
       guard = guard ? LLVMBuildAnd(cx->b, guard, rs->row_valid, "") : rs->row_valid;
@@ -188,7 +189,7 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
   if (pl->online && sgt_online_chain(cx->t, i, &exp_op, &sum_op)) {
     /* max, exp(a - max) and sum in one online reduction */
     LLVMValueRef masked[64], ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
-    for (unsigned c = 0; c < pl->chunks; c++)
+    for (unsigned c = 0; c < rs->nchunks; c++)
       masked[c] = rs->col_valid[c] ? LLVMBuildSelect(cx->b, rs->col_valid[c], a->chunks[c], ninf, "")
                                    : a->chunks[c];
     vals[exp_op].is_row = 1;
@@ -208,7 +209,7 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
   case SGT_SUM: {
     sgc_reduce_kind kind = op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM;
     LLVMValueRef masked[64], id = splat(cx, sgc_identity(cx, kind));
-    for (unsigned c = 0; c < pl->chunks; c++)
+    for (unsigned c = 0; c < rs->nchunks; c++)
       masked[c] = rs->col_valid[c] ? LLVMBuildSelect(cx->b, rs->col_valid[c], a->chunks[c], id, "")
                                    : a->chunks[c];
     out->scalar = sgc_reduce_row(cx, kind, masked);
@@ -216,9 +217,9 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
   }
   case SGT_BROADCAST:
     if (a->is_row)
-      memcpy(out->chunks, a->chunks, sizeof(LLVMValueRef) * pl->chunks);
+      memcpy(out->chunks, a->chunks, sizeof(LLVMValueRef) * rs->nchunks);
     else
-      for (unsigned c = 0; c < pl->chunks; c++)
+      for (unsigned c = 0; c < rs->nchunks; c++)
         out->chunks[c] = splat(cx, a->scalar);
     return;
   default:
@@ -231,7 +232,7 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
   LLVMValueRef s = NULL, recip = NULL;
   if (op->code == SGT_DIV && (s = broadcast_source(ops, vals, op->operands[1])))
     recip = splat(cx, LLVMBuildFDiv(cx->b, LLVMConstReal(cx->f32, 1.0), s, "recip"));
-  for (unsigned c = 0; c < pl->chunks; c++) {
+  for (unsigned c = 0; c < rs->nchunks; c++) {
     if (recip) {
       out->chunks[c] = LLVMBuildFMul(cx->b, a->chunks[c], recip, "");
     } else {
@@ -290,13 +291,15 @@ static sg_status add_meta_global(sgc_ctx *cx, sg_diag *diag) {
 /* Declares the kernel with its ABI: tensors, M, then each tensor's stride. */
 static void declare_kernel(sgc_ctx *cx) {
   const sg_template *t = cx->t;
-  LLVMTypeRef params[2 * SGT_MAX_TENSORS + 1];
+  LLVMTypeRef params[2 * SGT_MAX_TENSORS + 3];
   unsigned np = 0;
   for (int i = 0; i < t->ntensors; i++)
     params[np++] = cx->gptr;
   params[np++] = cx->i64;
   for (int i = 0; i < t->ntensors; i++)
     params[np++] = cx->i64;
+  for (unsigned i = 0; i < cx->tg->id_params && i < 2; i++) /* host: block id, block count */
+    params[np++] = cx->i32;
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cx->ctx), params, np, 0);
   cx->fn = LLVMAddFunction(cx->mod, cx->plan->kernel_name, fty);
   LLVMSetFunctionCallConv(cx->fn, cx->tg->kernel_cc);
@@ -319,20 +322,120 @@ static void declare_kernel(sgc_ctx *cx) {
   cx->tg->kernel_attributes(cx, cx->fn);
 }
 
-/* Per-chunk columns and their validity (the latter only where N can be crossed). */
-static void chunk_columns(sgc_ctx *cx, row_state *rs) {
+/* Columns of the first `nchunks` chunks of a tile that starts at column
+ * `base` (i64; NULL: 0) and has `limit` columns, and their validity (only
+ * where the tile's end can be crossed). */
+static void chunk_columns(sgc_ctx *cx, row_state *rs, LLVMValueRef base, unsigned nchunks,
+                          uint64_t limit) {
   const sg_plan *pl = cx->plan;
   LLVMValueRef lane = LLVMBuildZExt(cx->b, cx->lane_in_row, cx->i64, "");
-  for (unsigned c = 0; c < pl->chunks; c++) {
+  rs->nchunks = nchunks;
+  for (unsigned c = 0; c < nchunks; c++) {
     uint64_t first = (uint64_t)c * pl->threads_per_row;
     LLVMValueRef v = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i64, first, 0), lane, "");
     rs->col[c] = LLVMBuildMul(cx->b, v, LLVMConstInt(cx->i64, pl->vec, 0), "col");
+    if (base)
+      rs->col[c] = LLVMBuildAdd(cx->b, base, rs->col[c], "col");
     uint64_t end = (first + pl->threads_per_row) * pl->vec;
-    rs->col_valid[c] = end > (uint64_t)pl->tile_n
+    rs->col_valid[c] = end > limit
                            ? LLVMBuildICmp(cx->b, LLVMIntULT, rs->col[c],
                                            LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "col.ok")
                            : NULL;
   }
+}
+
+/* Rows in tiles (plan->row_tiles > 1: longer than the register budget). A
+ * tile is pl->chunks vectors per thread. Each reduction is one pass over the
+ * row: a loop over the full tiles, then the partial tail tile, each loading
+ * the row afresh and recomputing the row values that precede the reduction,
+ * and accumulating per-chunk partials that sgc_reduce_row then reduces over
+ * chunks and threads. The writes are one last pass of the same kind. */
+typedef struct tile_pass {
+  int target;           /* the reduction op, or -1: the pass of the writes */
+  sgc_reduce_kind kind;
+  LLVMValueRef acc[64]; /* per-chunk partials (reductions) */
+} tile_pass;
+
+static void lower_tile(sgc_ctx *cx, row_state *rs, lval *vals, LLVMValueRef base,
+                       unsigned nchunks, uint64_t limit, tile_pass *tp) {
+  const sg_template *t = cx->t;
+  chunk_columns(cx, rs, base, nchunks, limit);
+  int end = tp->target >= 0 ? tp->target : t->nops;
+  for (int i = 0; i < end; i++) {
+    const sgt_op *op = &t->ops[i];
+    if (op->code == SGT_READ)
+      load_raw(cx, rs, op, rs->row_clamped, rs->raw[i]);
+    if (op->shape.ndims == 2 || (tp->target < 0 && op->code == SGT_WRITE))
+      lower_op(cx, rs, t->ops, vals, i);
+  }
+  if (tp->target < 0)
+    return;
+  const lval *a = &vals[t->ops[tp->target].operands[0]];
+  LLVMValueRef id = splat(cx, sgc_identity(cx, tp->kind));
+  for (unsigned c = 0; c < nchunks; c++) {
+    LLVMValueRef v = a->chunks[c];
+    if (rs->col_valid[c])
+      v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, id, "");
+    tp->acc[c] = sgc_combine(cx, tp->kind, tp->acc[c], v);
+  }
+}
+
+static void tile_pass_emit(sgc_ctx *cx, row_state *rs, lval *vals, tile_pass *tp) {
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  uint64_t per_chunk = (uint64_t)pl->threads_per_row * pl->vec;
+  uint64_t tile_cols = per_chunk * pl->chunks;
+  uint64_t full = (uint64_t)pl->tile_n / tile_cols, rest = (uint64_t)pl->tile_n % tile_cols;
+  LLVMValueRef init = tp->target >= 0 ? splat(cx, sgc_identity(cx, tp->kind)) : NULL;
+  for (unsigned c = 0; init && c < pl->chunks; c++)
+    tp->acc[c] = init;
+  if (full) {
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "tile");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "tile.done");
+    LLVMBuildBr(b, loop);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef ti = LLVMBuildPhi(b, cx->i64, "tile.index"), phis[64];
+    for (unsigned c = 0; init && c < pl->chunks; c++)
+      tp->acc[c] = phis[c] = LLVMBuildPhi(b, LLVMTypeOf(init), "tile.acc");
+    LLVMValueRef base = LLVMBuildMul(b, ti, LLVMConstInt(cx->i64, tile_cols, 0), "tile.start");
+    lower_tile(cx, rs, vals, base, pl->chunks, tile_cols, tp);
+    LLVMValueRef next = LLVMBuildAdd(b, ti, LLVMConstInt(cx->i64, 1, 0), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(cx->i64, full, 0), ""),
+                    loop, done);
+    LLVMBasicBlockRef from[2] = {pre, latch};
+    LLVMValueRef iv[2] = {LLVMConstInt(cx->i64, 0, 0), next};
+    LLVMAddIncoming(ti, iv, from, 2);
+    for (unsigned c = 0; init && c < pl->chunks; c++) {
+      LLVMValueRef av[2] = {init, tp->acc[c]};
+      LLVMAddIncoming(phis[c], av, from, 2);
+    }
+    LLVMPositionBuilderAtEnd(b, done);
+  }
+  if (rest)
+    lower_tile(cx, rs, vals, LLVMConstInt(cx->i64, full * tile_cols, 0),
+               (unsigned)((rest + per_chunk - 1) / per_chunk), rest, tp);
+}
+
+/* The ops of a tiled row: per-row values in op order (a reduction is a pass
+ * over the row), then the pass of the writes. */
+static void lower_tiled(sgc_ctx *cx, row_state *rs, lval *vals) {
+  const sg_template *t = cx->t;
+  for (int i = 0; i < t->nops; i++) {
+    const sgt_op *op = &t->ops[i];
+    if (sgt_opcode_is_reduction(op->code)) {
+      tile_pass tp = {i, op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM, {0}};
+      tile_pass_emit(cx, rs, vals, &tp);
+      rs->nchunks = cx->plan->chunks;
+      vals[i].is_row = 0;
+      vals[i].scalar = sgc_reduce_row(cx, tp.kind, tp.acc);
+    } else if (op->shape.ndims == 1) {
+      lower_op(cx, rs, t->ops, vals, i);
+    }
+  }
+  tile_pass tp = {-1, SGC_REDUCE_SUM, {0}};
+  tile_pass_emit(cx, rs, vals, &tp);
 }
 
 static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
@@ -375,7 +478,8 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
   cx->row_in_block = LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
   cx->lane_in_row = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
-  chunk_columns(cx, &rs);
+  if (pl->row_tiles <= 1)
+    chunk_columns(cx, &rs, NULL, pl->chunks, (uint64_t)pl->tile_n);
   LLVMValueRef R = LLVMConstInt(cx->i64, pl->rows_per_block, 0);
   LLVMValueRef nblocks = LLVMBuildUDiv(
       b, LLVMBuildAdd(b, rs.rows_arg, LLVMConstInt(cx->i64, pl->rows_per_block - 1, 0), ""), R,
@@ -448,7 +552,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
-  } else {
+  } else if (pl->row_tiles <= 1) { /* tiled rows load in each pass */
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);
   }
@@ -460,8 +564,11 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   memset(rs.done, 0, sizeof rs.done);
   for (int i = 0; i < t->nops; i++)
     vals[i].chunks = store + (size_t)i * pl->chunks;
-  for (int i = 0; i < t->nops; i++)
-    lower_op(cx, &rs, t->ops, vals, i);
+  if (pl->row_tiles > 1)
+    lower_tiled(cx, &rs, vals);
+  else
+    for (int i = 0; i < t->nops; i++)
+      lower_op(cx, &rs, t->ops, vals, i);
   free(store);
   LLVMValueRef next_iteration = LLVMBuildAdd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
@@ -480,6 +587,8 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   /* no exit barrier: every remote store precedes a cluster barrier that all
    * blocks of the cluster pass before any of them leaves */
   LLVMBuildRetVoid(b);
+  if (cx->tg->finish_kernel)
+    cx->tg->finish_kernel(cx);
   return add_meta_global(cx, diag);
 }
 

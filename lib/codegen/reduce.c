@@ -53,7 +53,7 @@ LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x) {
   LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
   if (LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind) {
     unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
-    LLVMValueRef e[16];
+    LLVMValueRef e[SGC_MAX_VEC];
     for (unsigned i = 0; i < n; i++)
       e[i] = log2e;
     log2e = LLVMConstVector(e, n);
@@ -253,7 +253,7 @@ void sgc_reduce_row_online(sgc_ctx *cx, LLVMValueRef *x, LLVMValueRef *e, LLVMVa
   LLVMValueRef ninf = LLVMConstReal(cx->f32, -INFINITY);
   LLVMValueRef shift = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, mt, ninf, ""),
                                        LLVMConstReal(cx->f32, 0.0), mt, "");
-  LLVMValueRef splat_elems[16];
+  LLVMValueRef splat_elems[SGC_MAX_VEC];
   for (unsigned i = 0; i < pl->vec; i++)
     splat_elems[i] = LLVMConstInt(cx->i32, 0, 0);
   LLVMTypeRef vt = LLVMVectorType(cx->f32, pl->vec);

@@ -62,7 +62,9 @@ struct sg_plan {
   int64_t tile_n;           /* columns of the row each workgroup holds: n / cluster */
   unsigned vec;             /* elements per vector access (vector_shapes N) */
   unsigned vec_bytes;
-  unsigned chunks;          /* vector accesses per thread per row */
+  unsigned chunks;          /* vector accesses per thread per row (per tile when row_tiles > 1) */
+  unsigned row_tiles;       /* 1: the row is held in registers; > 1: processed in tiles of
+                               chunks vectors per thread, re-read once per pass (long rows) */
   unsigned elems_per_thread;
   int masked;               /* the last chunk may cross N: columns past N are masked */
   unsigned nreductions;     /* reductions in the template */

@@ -190,7 +190,7 @@ static sg_status resolve_shape(resolver *r) {
   /* threads per wave */
   pl->wave = c->threads_per_wave;
   if (!pl->wave) {
-    pl->wave = tg->wave_ok(pl->arch, 32) ? 32 : 64;
+    pl->wave = tg->wave_ok(pl->arch, 32) ? 32 : tg->wave_ok(pl->arch, 64) ? 64 : 1; /* host: 1 */
     pl->chosen.wave = 1;
   }
   if (!tg->wave_ok(pl->arch, pl->wave))
@@ -199,16 +199,17 @@ static sg_status resolve_shape(resolver *r) {
 
   /* vector width along N */
   unsigned esize = widest_elem(r);
+  unsigned vlimit = tg->max_vector_bytes ? tg->max_vector_bytes(pl->arch) : 16;
   const sgc_tile *vm = find_tile(c->vec, c->nvec, M), *vn = find_tile(c->vec, c->nvec, N);
   if (vm && vm->tile != 1)
     return REJECT_AT(vm->loc, "vector_shapes: %s must be 1 (a vector lies within one row)", M);
   if (vn) {
     int64_t v = vn->tile == SGC_FULL ? n : vn->tile;
-    if ((uint64_t)v * esize > 16)
+    if ((uint64_t)v * esize > vlimit)
       return REJECT_AT(vn->loc,
                        "vector_shapes: %s: %lld elements of %u bytes is %lld bytes, wider than "
-                       "the 16-byte limit of a vector access",
-                       N, (long long)v, esize, (long long)v * esize);
+                       "the %u-byte limit of a vector access",
+                       N, (long long)v, esize, (long long)v * esize, vlimit);
     if (!is_pow2((uint64_t)v))
       return REJECT_AT(vn->loc, "vector_shapes: %s: %lld elements is not a power of two", N,
                        (long long)v);
@@ -217,7 +218,7 @@ static sg_status resolve_shape(resolver *r) {
                        "the row (%s = %lld)", N, (long long)v, N, (long long)n);
     pl->vec = (unsigned)v;
   } else {
-    pl->vec = 16 / esize;
+    pl->vec = vlimit / esize;
     while (n % pl->vec)
       pl->vec /= 2;
     pl->chosen.vec = 1;
@@ -326,6 +327,8 @@ static sg_status resolve_shape(resolver *r) {
   /* block and rows per block */
   if (!waves) {
     unsigned b = rows ? rows * T : choose_block_threads(T, pl->wave);
+    if (!rows && b > tg->max_block_threads && T <= tg->max_block_threads)
+      b = tg->max_block_threads; /* the host: a block is one thread */
     if (b % pl->wave)
       b = (b / pl->wave + 1) * pl->wave;
     if (b > tg->max_block_threads)
@@ -355,6 +358,14 @@ static sg_status resolve_shape(resolver *r) {
   pl->chunks = (unsigned)(((uint64_t)n + per_pass - 1) / per_pass);
   pl->elems_per_thread = pl->chunks * pl->vec;
   pl->masked = (uint64_t)n % per_pass != 0;
+  pl->row_tiles = 1;
+  if (pl->elems_per_thread > tg->max_elems_per_thread && tg->stream_long_rows) {
+    /* tiles of the register budget; one pass over the row per reduction */
+    unsigned per_tile = tg->max_elems_per_thread / pl->vec ? tg->max_elems_per_thread / pl->vec : 1;
+    pl->row_tiles = (pl->chunks + per_tile - 1) / per_tile;
+    pl->chunks = per_tile;
+    pl->elems_per_thread = per_tile * pl->vec;
+  }
   if (pl->elems_per_thread > tg->max_elems_per_thread) {
     char row[128]; /* n is the columns of one workgroup here, not the row */
     if (pl->cluster > 1)
@@ -393,6 +404,11 @@ static sg_status resolve_shape(resolver *r) {
 #define AUTO_PREFETCH 0
 static void choose_pipeline(resolver *r) {
   sg_plan *pl = r->plan;
+  if (pl->row_tiles > 1) { /* tiled rows load in each pass: nothing to prefetch */
+    pl->prefetch = 0;
+    pl->chosen.prefetch = !r->c->rows_in_flight;
+    return;
+  }
   if (r->c->rows_in_flight) {
     pl->prefetch = r->c->rows_in_flight == 2;
     return;
@@ -419,7 +435,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   const sg_target_info *tg = sg_target_lookup(tname);
   if (!tg)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
-                       "unknown target '%s' (expected nvptx or amdgpu)", tname);
+                       "unknown target '%s' (expected nvptx, amdgpu or host)", tname);
   const char *arch = p->arch ? p->arch : tg->default_arch;
   if (!sg_target_has_arch(tg, arch)) {
     char list[256] = "";
@@ -471,7 +487,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   }
   pl->online = rs.c->online ? rs.c->online == 2 : pl->cluster > 1;
   pl->chosen.online = !rs.c->online;
-  if (!chains)
+  if (!chains || pl->row_tiles > 1) /* tiled rows reduce pass by pass */
     pl->online = 0;
   if (pl->online)
     passes -= (unsigned)chains;
@@ -514,6 +530,9 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  vector            %u elements = %u bytes%s\n", pl->vec, pl->vec_bytes,
           a[pl->chosen.vec]);
   fprintf(f, "  chunks_per_thread %u\n", pl->chunks);
+  if (pl->row_tiles > 1)
+    fprintf(f, "  row_tiles         %u (the row in tiles of %u chunks: one pass over memory per "
+            "reduction, one for the writes)\n", pl->row_tiles, pl->chunks);
   fprintf(f, "  elems_per_thread  %u (f32 registers per row value)\n", pl->elems_per_thread);
   fprintf(f, "  masked_tail       %s\n", pl->masked ? "yes (columns past N read as -inf)" : "no");
   fprintf(f, "  rows_in_flight    %s%s\n",

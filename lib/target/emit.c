@@ -117,7 +117,10 @@ sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options 
   }
   if (kind == SG_EMIT_ASM)
     return emit_machine(m, LLVMAssemblyFile, out, diag);
-  if (kind != SG_EMIT_OBJECT)
+  if (kind == SG_EMIT_SHARED && !m->plan.target->link_shared)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "target %s makes no shared library (only "
+                       "--target host does)", m->plan.target->name);
+  if (kind != SG_EMIT_OBJECT && kind != SG_EMIT_SHARED)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "unknown emit kind %d", (int)kind);
   sg_buffer asm_text;
   sg_status st = emit_machine(m, m->plan.target->assemble_from_object ? LLVMObjectFile : LLVMAssemblyFile,
@@ -126,6 +129,15 @@ sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options 
     return st;
   st = m->plan.target->assemble(&m->plan, &asm_text, opts, out, diag);
   sg_buffer_free(&asm_text);
+  if (st || kind != SG_EMIT_SHARED)
+    return st;
+  sg_buffer obj = *out;
+  st = m->plan.target->link_shared(&m->plan, &obj, opts, out, diag);
+  if (st) {
+    out->data = NULL;
+    out->size = 0;
+  }
+  sg_buffer_free(&obj);
   return st;
 }
 
@@ -141,3 +153,4 @@ void sg_module_destroy(sg_module *m) {
 
 const char *sg_plan_asm_ext(const sg_plan *plan) { return plan->target->asm_ext; }
 const char *sg_plan_object_ext(const sg_plan *plan) { return plan->target->object_ext; }
+const char *sg_plan_shared_ext(const sg_plan *plan) { return plan->target->shared_ext; }

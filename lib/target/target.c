@@ -3,12 +3,16 @@
 
 #include "target/target.h"
 
-static const sg_target_info *const targets[] = {&sg_target_nvptx, &sg_target_amdgpu};
+static const sg_target_info *const targets[] = {&sg_target_nvptx, &sg_target_amdgpu,
+                                                &sg_target_host};
 
 const sg_target_info *sg_target_lookup(const char *name) {
   for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-    if (name && strcmp(targets[i]->name, name) == 0)
+    if (name && strcmp(targets[i]->name, name) == 0) {
+      if (targets[i]->probe)
+        targets[i]->probe();
       return targets[i];
+    }
   return NULL;
 }
 

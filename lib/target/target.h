@@ -1,6 +1,6 @@
 /* target/target.h - one table of hooks per target (internal), as QBE's
  * struct Target: codegen never tests which target it builds for, it asks the
- * table. Produced by target/nvptx.c and target/amdgpu.c; looked up by name in
+ * table. Produced by target/nvptx.c, target/amdgpu.c and target/host.c; looked up by name in
  * target/target.c; read by constraints/resolve.c (limits) and codegen. */
 #ifndef SG_INTERNAL_TARGET_H
 #define SG_INTERNAL_TARGET_H
@@ -26,6 +26,15 @@ typedef struct sg_target_info {
   unsigned max_block_threads;
   unsigned max_static_smem;  /* bytes of static shared memory a block may use */
   unsigned max_elems_per_thread; /* f32 row values a thread may hold in registers */
+  /* Widest vector access in bytes for arch (NULL: 16). */
+  unsigned (*max_vector_bytes)(const char *arch);
+  /* 1: a row longer than the register budget is processed in tiles, one pass
+   * over memory per reduction plus one for the writes (plan->row_tiles > 1);
+   * 0: such rows need clusters or are rejected. */
+  int stream_long_rows;
+  /* Called once by sg_target_lookup before the table is used (NULL: nothing
+   * to do); the host target fills its triple and CPU here. */
+  void (*probe)(void);
   /* 1 if arch supports waves of `size` threads. */
   int (*wave_ok)(const char *arch, unsigned size);
   /* A sentence naming the wave sizes arch allows, for rejections. */
@@ -39,6 +48,12 @@ typedef struct sg_target_info {
   unsigned global_as, shared_as;
   /* Adds launch-bound attributes (max threads, occupancy) to the kernel. */
   void (*kernel_attributes)(struct sgc_ctx *cx, LLVMValueRef fn);
+  /* i32 parameters appended to the kernel's ABI after the strides (the host's
+   * block id and block count, which its id hooks read; 0 on GPUs). */
+  unsigned id_params;
+  /* Called once the kernel is built (NULL: nothing): the host wraps it in the
+   * runtime's uniform entry point void kernel(void **params, i32 block, i32 blocks). */
+  void (*finish_kernel)(struct sgc_ctx *cx);
 
   /* IR hooks: ids (i32), wave reduction step, barrier, fast exp2. */
   LLVMValueRef (*thread_id)(struct sgc_ctx *cx);
@@ -72,9 +87,14 @@ typedef struct sg_target_info {
    * SG_ERR_TOOL with a clear reason when the tool is missing or fails. */
   sg_status (*assemble)(const struct sg_plan *plan, const sg_buffer *assembly,
                         const sg_emit_options *opts, sg_buffer *object, sg_diag *diag);
+  /* Links the code object into a shared library (SG_EMIT_SHARED; NULL: the
+   * target has none). SG_ERR_TOOL when no linker is found or it fails. */
+  sg_status (*link_shared)(const struct sg_plan *plan, const sg_buffer *object,
+                           const sg_emit_options *opts, sg_buffer *shared, sg_diag *diag);
+  const char *shared_ext; /* ".so" */
 } sg_target_info;
 
-/* The table for a target name ("nvptx", "amdgpu"), or NULL. */
+/* The table for a target name ("nvptx", "amdgpu", "host"), or NULL. */
 const sg_target_info *sg_target_lookup(const char *name);
 
 /* Creates a target machine for the module's plan and sets its data layout. */
@@ -85,5 +105,6 @@ int sg_target_has_arch(const sg_target_info *t, const char *arch);
 
 extern const sg_target_info sg_target_nvptx;
 extern const sg_target_info sg_target_amdgpu;
+extern const sg_target_info sg_target_host;
 
 #endif

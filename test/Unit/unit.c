@@ -286,7 +286,7 @@ static void test_plan(void) {
   check_diag(resolve(NULL, 64, SG_DTYPE_COUNT, NULL, NULL, &pl, &d), &d,
              SG_ERR_INVALID_ARGUMENT, "invalid dtype", "plan error: invalid dtype");
   check_diag(resolve(NULL, 64, SG_DTYPE_F16, "spirv", NULL, &pl, &d), &d,
-             SG_ERR_INVALID_ARGUMENT, "unknown target 'spirv' (expected nvptx or amdgpu)",
+             SG_ERR_INVALID_ARGUMENT, "unknown target 'spirv' (expected nvptx, amdgpu or host)",
              "plan error: unknown target");
   check_diag(resolve("HardwareConstraint(threads_per_wave=64)", 64, SG_DTYPE_F16, NULL, NULL,
                      &pl, &d),
