@@ -1,7 +1,7 @@
 /* softgen/runtime.h - load softgen code objects and launch their kernels.
  *
  * The runtime (libsoftgen_rt) needs no CUDA or ROCm toolkit to build: it opens
- * the driver library at run time (libcuda.so.1 for CUDA, libamdhip64.so for
+ * the driver library at run time (or runs host-target kernels on the CPU) (libcuda.so.1 for CUDA, libamdhip64.so for
  * HIP) with dlopen. The environment variables SOFTGEN_CUDA_LIBRARY and
  * SOFTGEN_HIP_LIBRARY name another library to open instead (test doubles).
  *
@@ -24,7 +24,15 @@
 extern "C" {
 #endif
 
-typedef enum sgrt_backend { SGRT_BACKEND_AUTO, SGRT_BACKEND_CUDA, SGRT_BACKEND_HIP } sgrt_backend;
+/* HOST: this machine's CPU runs kernels of softgen's host target (no driver;
+ * device 0 only; "device memory" is host memory; launches are synchronous).
+ * AUTO tries CUDA, then HIP: never the host. */
+typedef enum sgrt_backend {
+  SGRT_BACKEND_AUTO,
+  SGRT_BACKEND_CUDA,
+  SGRT_BACKEND_HIP,
+  SGRT_BACKEND_HOST
+} sgrt_backend;
 
 typedef struct sgrt_runtime sgrt_runtime; /* one driver, one device */
 typedef struct sgrt_kernel sgrt_kernel;   /* one loaded code object */
@@ -65,6 +73,19 @@ SG_API sg_status sgrt_kernel_load_file(sgrt_runtime *rt, const char *path, sgrt_
                                 sg_diag *diag);
 SG_API sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
                                 sgrt_kernel **out, sg_diag *diag);
+
+/* Host backend: wraps a kernel compiled in this process (sg_jit_kernel and
+ * sg_jit_meta of softgen/codegen.h, or any function with the host entry ABI
+ * void k(void **params, uint32_t block, uint32_t blocks)) and its metadata
+ * text, checked as a loaded code object's is. The caller keeps the code alive
+ * while the kernel is used; sgrt_kernel_destroy does not free it. */
+SG_API sg_status sgrt_kernel_load_host(sgrt_runtime *rt, void *entry, const char *meta_text,
+                                       size_t meta_len, sgrt_kernel **out, sg_diag *diag);
+
+/* Host backend: the CPU threads a launch spreads its row blocks over (1 to
+ * 256; default $SOFTGEN_HOST_THREADS, else the online CPUs).
+ * SG_ERR_UNSUPPORTED on a GPU backend. */
+SG_API sg_status sgrt_host_set_threads(sgrt_runtime *rt, unsigned threads, sg_diag *diag);
 
 /* The metadata the kernel was loaded with. */
 SG_API const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k);

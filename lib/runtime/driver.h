@@ -1,5 +1,5 @@
 /* driver.h - the interface between the backend-independent runtime
- * (runtime.c) and its driver back ends (cuda.c, hip.c). Internal to
+ * (runtime.c) and its driver back ends (cuda.c, hip.c, host.c). Internal to
  * libsoftgen_rt; hidden visibility.
  *
  * Needs: softgen/diag.h. Produces: rt_driver_ops, one table per back end.
@@ -60,10 +60,13 @@ typedef struct rt_driver_ops {
   sg_status (*event_record)(rt_driver *d, void *ev, void *stream, sg_diag *diag);
   sg_status (*event_elapsed)(rt_driver *d, void *start, void *end, float *ms, sg_diag *diag);
   void (*event_destroy)(rt_driver *d, void *ev);
+  /* CPU threads a launch may use (host only; NULL elsewhere). */
+  sg_status (*set_threads)(rt_driver *d, unsigned threads, sg_diag *diag);
 } rt_driver_ops;
 
 extern const rt_driver_ops rt_cuda_ops;
 extern const rt_driver_ops rt_hip_ops;
+extern const rt_driver_ops rt_host_ops; /* host.c: the CPU, no driver library */
 
 /* Opens a driver library: the path in env_var when set, else the first of
  * names (NULL-terminated) that opens. Tries RTLD_NOLOAD first for each so an

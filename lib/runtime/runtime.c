@@ -1,7 +1,7 @@
 /* runtime.c - the backend-independent half of libsoftgen_rt
  * (include/softgen/runtime.h).
  *
- * Needs: lib/meta (sg_meta_find), a driver back end (driver.h: cuda.c, hip.c),
+ * Needs: lib/meta (sg_meta_find), a driver back end (driver.h: cuda.c, hip.c, host.c),
  * libdl. Produces: the public sgrt_* API: open a driver and device, load a code
  * object after checking its metadata, target and arch against the device,
  * validate launch tensors against the metadata, pack the kernel's parameters
@@ -95,7 +95,7 @@ void *rt_dlsym(void *lib, const char *libname, const char *sym, sg_diag *diag) {
 /* ---- runtime ---- */
 
 static const rt_driver_ops *backend_ops(sgrt_backend b) {
-  return b == SGRT_BACKEND_HIP ? &rt_hip_ops : &rt_cuda_ops;
+  return b == SGRT_BACKEND_HIP ? &rt_hip_ops : b == SGRT_BACKEND_HOST ? &rt_host_ops : &rt_cuda_ops;
 }
 
 static sg_status open_backend(sgrt_backend backend, int device, sgrt_runtime **out,
@@ -123,7 +123,7 @@ sg_status sgrt_open(sgrt_backend backend, int device, sgrt_runtime **out, sg_dia
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_open: device %d is negative",
                        device);
   if (backend != SGRT_BACKEND_AUTO && backend != SGRT_BACKEND_CUDA &&
-      backend != SGRT_BACKEND_HIP)
+      backend != SGRT_BACKEND_HIP && backend != SGRT_BACKEND_HOST)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_open: unknown backend %d",
                        (int)backend);
   if (backend != SGRT_BACKEND_AUTO)
@@ -209,6 +209,8 @@ static sg_status check_target(const sgrt_runtime *rt, const sg_meta *m, rt_image
     return sg_diag_set(diag, SG_ERR_MISMATCH,
                        "code object targets '%s' but the %s backend runs '%s' code objects",
                        m->target, rt->ops->name, rt->ops->target);
+  if (rt->ops == &rt_host_ops) /* the CPU features: the object's --arch, by its builder */
+    return SG_OK;
   if (rt->ops == &rt_hip_ops) {
     size_t len = strcspn(rt->arch, ":");
     if (rt->arch[0] && (strlen(m->arch) != len || strncmp(m->arch, rt->arch, len) != 0))
@@ -334,6 +336,42 @@ sg_status sgrt_kernel_load_file(sgrt_runtime *rt, const char *path, sgrt_kernel 
   }
   free(buf);
   return st;
+}
+
+sg_status sgrt_kernel_load_host(sgrt_runtime *rt, void *entry, const char *meta_text,
+                                size_t meta_len, sgrt_kernel **out, sg_diag *diag) {
+  if (!out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_load_host: null output pointer");
+  *out = NULL;
+  if (!rt || !entry || !meta_text)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_load_host: null %s",
+                       !rt ? "runtime" : !entry ? "entry point" : "metadata");
+  if (rt->ops != &rt_host_ops)
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "sgrt_kernel_load_host needs the host backend, "
+                       "not %s", rt->ops->name);
+  sgrt_kernel *k = calloc(1, sizeof *k);
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  sg_status st = sg_meta_parse(meta_text, meta_len, &k->meta, diag);
+  if (!st)
+    st = check_target(rt, &k->meta, RT_IMAGE_ELF, diag);
+  if (st) {
+    free(k);
+    return st;
+  }
+  k->rt = rt;
+  k->function = entry; /* module NULL: nothing to unload */
+  *out = k;
+  return SG_OK;
+}
+
+sg_status sgrt_host_set_threads(sgrt_runtime *rt, unsigned threads, sg_diag *diag) {
+  if (!rt)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_host_set_threads: null runtime");
+  if (!rt->ops->set_threads)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "the %s backend runs no CPU threads",
+                       rt->ops->name);
+  return rt->ops->set_threads(rt->drv, threads, diag);
 }
 
 const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k) { return k ? &k->meta : NULL; }

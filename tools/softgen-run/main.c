@@ -23,9 +23,10 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: softgen-run --probe [--backend cuda|hip|auto] [--device D]\n"
-          "       softgen-run [--rows M] [--backend cuda|hip|auto] [--device D] [--seed S]\n"
-          "                   [--check] KERNEL.{cubin,ptx,hsaco}\n"
+          "usage: softgen-run --probe [--backend cuda|hip|host|auto] [--device D]\n"
+          "       softgen-run [--rows M] [--backend cuda|hip|host|auto] [--device D] [--seed S]\n"
+          "                   [--check] KERNEL.{cubin,ptx,hsaco,so}\n"
+          "  --backend   auto: host for a host-target kernel (.so), else CUDA, then HIP\n"
           "  --probe     open the driver and device, print them, exit 0 if they answer\n"
           "  --rows M    rows to run (default 1000)\n"
           "  --check     compare against a float64 CPU softmax (template softmax only)\n"
@@ -96,13 +97,28 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
   return !ok;
 }
 
+/* AUTO for a host-target code object is the host backend: the CPU runs it. */
+static sgrt_backend backend_for(sgrt_backend backend, const char *path) {
+  FILE *f = backend == SGRT_BACKEND_AUTO ? fopen(path, "rb") : NULL;
+  if (!f)
+    return backend;
+  static char buf[1 << 20];
+  size_t len = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  sg_meta m;
+  sg_diag d;
+  if (sg_meta_find(buf, len, &m, &d) == SG_OK && strcmp(m.target, "host") == 0)
+    return SGRT_BACKEND_HOST;
+  return backend;
+}
+
 static int run(sgrt_backend backend, int device, const char *path, int64_t rows, int check,
                uint64_t seed) {
   sgrt_runtime *rt = NULL;
   sgrt_kernel *k = NULL;
   sg_diag d;
   sg_diag_clear(&d);
-  sg_status st = sgrt_open(backend, device, &rt, &d);
+  sg_status st = sgrt_open(backend_for(backend, path), device, &rt, &d);
   if (st)
     return fail_rt("open", st, &d);
   printf("device %d: %s (%s, %s)\n", device, sgrt_device_name(rt), sgrt_device_arch(rt),
@@ -199,6 +215,8 @@ int main(int argc, char **argv) {
         backend = SGRT_BACKEND_CUDA;
       else if (strcmp(v, "hip") == 0)
         backend = SGRT_BACKEND_HIP;
+      else if (strcmp(v, "host") == 0)
+        backend = SGRT_BACKEND_HOST;
       else if (strcmp(v, "auto") != 0) {
         fprintf(stderr, "softgen-run: unknown backend '%s'\n", v);
         return 2;

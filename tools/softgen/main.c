@@ -46,16 +46,18 @@ static void usage(FILE *f) {
       "Problem:\n"
       "  -D N=<int>              row length (required); M, the row count, is a run-time argument\n"
       "  --dtype f16|bf16|f32    element type of the template's T tensors (default f16)\n"
-      "  --target nvptx|amdgpu   backend (default nvptx)\n"
+      "  --target nvptx|amdgpu|host  backend (default nvptx; host: this machine's CPU)\n"
       "  --arch ARCH             nvptx: sm_80 sm_89 sm_90 sm_90a sm_100 (default sm_90)\n"
       "                          amdgpu: gfx90a gfx942 gfx950 gfx1100 gfx1201 (default gfx942)\n"
+      "                          host: native (default), x86-64[-v2|-v3|-v4] or generic, neoverse-*\n"
       "Constraints (Wave's vocabulary; anything not given is chosen automatically):\n"
       "  --constraints FILE      read constraints from FILE (repeatable)\n"
       "  -C TEXT                 a constraint on the command line, e.g.\n"
       "                          -C 'HardwareConstraint(threads_per_wave=32, waves_per_block=(4,1,1))'\n"
       "Output:\n"
       "  --emit KINDS            comma-separated: llvm (IR as built), llvm-opt (after O3),\n"
-      "                          asm (.ptx / .s), obj (.cubin / .hsaco), all\n"
+      "                          asm (.ptx / .s), obj (.cubin / .hsaco / host .o), all,\n"
+      "                          so (host only: a shared library for the runtime)\n"
       "                          (default: llvm,llvm-opt,asm,obj; obj is skipped with a\n"
       "                          warning when ptxas is missing)\n"
       "  --out-dir DIR           directory for output files (default: out)\n"
@@ -74,7 +76,7 @@ static void usage(FILE *f) {
       f);
 }
 
-enum { EMIT_LLVM = 1, EMIT_LLVM_OPT = 2, EMIT_ASM = 4, EMIT_OBJ = 8, EMIT_ALL = 15 };
+enum { EMIT_LLVM = 1, EMIT_LLVM_OPT = 2, EMIT_ASM = 4, EMIT_OBJ = 8, EMIT_ALL = 15, EMIT_SO = 16 };
 
 typedef struct options {
   const char *template_arg;
@@ -113,8 +115,10 @@ static int parse_emit(options *o, const char *list) {
       o->emit |= EMIT_OBJ;
     else if (strcmp(tok, "all") == 0)
       o->emit |= EMIT_ALL;
+    else if (strcmp(tok, "so") == 0)
+      o->emit |= EMIT_SO;
     else
-      return bad_usage("unknown --emit kind '%s' (expected llvm, llvm-opt, asm, obj or all)", tok);
+      return bad_usage("unknown --emit kind '%s' (expected llvm, llvm-opt, asm, obj, so or all)", tok);
   }
   if (!o->emit)
     return bad_usage("--emit needs at least one kind%s", "");
@@ -335,7 +339,7 @@ int main(int argc, char **argv) {
   sg_constraints *c = NULL;
   sg_plan *plan = NULL;
   sg_module *m = NULL;
-  output outs[4];
+  output outs[5];
   int nouts = 0, status = 1;
   memset(outs, 0, sizeof outs);
   if (sg_template_load(tpath, &t, &d))
@@ -396,6 +400,12 @@ int main(int argc, char **argv) {
       stage(&o, "assemble", &t0);
     }
   }
+  if (o.emit & EMIT_SO) {
+    if (sg_module_emit(m, SG_EMIT_SHARED, &o.tools, &outs[nouts].buf, &d))
+      goto done;
+    outs[nouts++].kind = EMIT_SO;
+    stage(&o, "link", &t0);
+  }
   /* everything is in memory: write it */
   if (!o.out_file && mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
     sg_diag_set(&d, SG_ERR_IO, "%s: cannot create directory: %s", o.out_dir, strerror(errno));
@@ -403,7 +413,8 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < nouts; i++) {
     const char *ext = outs[i].kind == EMIT_LLVM ? ".ll" : outs[i].kind == EMIT_LLVM_OPT ? ".opt.ll"
-                      : outs[i].kind == EMIT_ASM ? sg_plan_asm_ext(plan) : sg_plan_object_ext(plan);
+                      : outs[i].kind == EMIT_ASM ? sg_plan_asm_ext(plan)
+                      : outs[i].kind == EMIT_SO  ? sg_plan_shared_ext(plan) : sg_plan_object_ext(plan);
     if (o.out_file)
       snprintf(outs[i].path, sizeof outs[i].path, "%s", o.out_file);
     else
@@ -429,7 +440,7 @@ int main(int argc, char **argv) {
 done:
   if (status && d.message[0])
     fail(&d);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     sg_buffer_free(&outs[i].buf);
   sg_module_destroy(m);
   sg_plan_destroy(plan);

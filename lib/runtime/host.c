@@ -1,0 +1,335 @@
+/* host.c - the host back end of libsoftgen_rt (driver.h): kernels of
+ * softgen's host target run on this machine's CPU, no driver library needed.
+ *
+ * Needs: libdl, pthreads. Produces: rt_host_ops. Device memory is host
+ * memory (64-byte aligned), copies are memcpy, a launch is synchronous, events
+ * read CLOCK_MONOTONIC. A code object is a shared library (softgen --emit so):
+ * its bytes are written to a private temporary file, dlopen'ed, the file
+ * removed, and the kernel found with dlsym; relocatable objects (.o) are
+ * refused with the command that links them. Kernels compiled in-process (the
+ * JIT, softgen/codegen.h) come through sgrt_kernel_load_host instead.
+ *
+ * A launch of `grid` row blocks calls the kernel's entry point
+ *   void kernel(void **params, uint32_t block, uint32_t blocks)
+ * on P = min(grid, threads) CPU threads, as (params, p, P): the kernel's
+ * grid-stride loop gives thread p the row blocks p, p + P, ... The threads
+ * are a pool started at the first launch that needs them and joined at
+ * close; `threads` is SOFTGEN_HOST_THREADS when set, else the online CPUs,
+ * and sgrt_host_set_threads changes it. The device's name is the CPU's model
+ * name (/proc/cpuinfo), its arch the machine name (uname). */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "softgen/meta.h"
+
+#define MAX_THREADS 256
+
+typedef void (*host_entry)(void **params, uint32_t block, uint32_t blocks);
+
+typedef struct worker_arg {
+  struct rt_driver *d;
+  unsigned index;
+  unsigned long seen; /* the launch generation when the worker was started */
+} worker_arg;
+
+struct rt_driver {
+  unsigned threads; /* threads a launch may use */
+  /* the pool: workers 1..started-1 (the caller is worker 0) */
+  pthread_t pool[MAX_THREADS];
+  worker_arg args[MAX_THREADS];
+  unsigned started;
+  pthread_mutex_t mu;
+  pthread_cond_t go, done;
+  unsigned long generation; /* bumped per launch */
+  unsigned remaining;       /* workers of this launch still running */
+  unsigned parts;           /* P of this launch */
+  host_entry fn;
+  void **params;
+  int stop;
+};
+
+static void *worker(void *p) {
+  rt_driver *d = ((worker_arg *)p)->d;
+  unsigned index = ((worker_arg *)p)->index;
+  unsigned long seen = ((worker_arg *)p)->seen;
+  pthread_mutex_lock(&d->mu);
+  for (;;) {
+    while (!d->stop && d->generation == seen)
+      pthread_cond_wait(&d->go, &d->mu);
+    if (d->stop)
+      break;
+    seen = d->generation;
+    if (index >= d->parts)
+      continue;
+    host_entry fn = d->fn;
+    void **params = d->params;
+    unsigned parts = d->parts;
+    pthread_mutex_unlock(&d->mu);
+    fn(params, index, parts);
+    pthread_mutex_lock(&d->mu);
+    if (--d->remaining == 0)
+      pthread_cond_signal(&d->done);
+  }
+  pthread_mutex_unlock(&d->mu);
+  return NULL;
+}
+
+static void cpu_name(char *name, size_t cap) {
+  snprintf(name, cap, "host CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (colon && strncmp(line, "model name", 10) == 0) {
+      colon += strspn(colon + 1, " \t") + 1;
+      colon[strcspn(colon, "\n")] = '\0';
+      snprintf(name, cap, "%s", colon);
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static sg_status host_open(int device, rt_driver **out, char *name, size_t name_cap, char *arch,
+                           size_t arch_cap, sg_diag *diag) {
+  if (device != 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "the host backend has one device, 0 (got %d)",
+                       device);
+  rt_driver *d = calloc(1, sizeof *d);
+  if (!d)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const char *env = getenv("SOFTGEN_HOST_THREADS");
+  long n = env && *env ? strtol(env, NULL, 10) : cpus;
+  d->threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+  d->started = 1;
+  pthread_mutex_init(&d->mu, NULL);
+  pthread_cond_init(&d->go, NULL);
+  pthread_cond_init(&d->done, NULL);
+  cpu_name(name, name_cap);
+  struct utsname u;
+  snprintf(arch, arch_cap, "%s", uname(&u) == 0 ? u.machine : "");
+  *out = d;
+  return SG_OK;
+}
+
+static void host_close(rt_driver *d) {
+  pthread_mutex_lock(&d->mu);
+  d->stop = 1;
+  pthread_cond_broadcast(&d->go);
+  pthread_mutex_unlock(&d->mu);
+  for (unsigned i = 1; i < d->started; i++)
+    pthread_join(d->pool[i], NULL);
+  pthread_cond_destroy(&d->done);
+  pthread_cond_destroy(&d->go);
+  pthread_mutex_destroy(&d->mu);
+  free(d);
+}
+
+static int no_clusters(rt_driver *d) {
+  (void)d;
+  return 0;
+}
+
+#if defined(__x86_64__)
+#define HOST_EM 62 /* EM_X86_64 */
+#elif defined(__aarch64__)
+#define HOST_EM 183 /* EM_AARCH64 */
+#else
+#define HOST_EM 0 /* unknown: let dlopen decide */
+#endif
+
+static sg_status host_module_load(rt_driver *d, const void *image, rt_image_kind kind,
+                                  const char *kernel, void **module, void **function,
+                                  sg_diag *diag) {
+  (void)d;
+  const unsigned char *p = image;
+  if (kind != RT_IMAGE_ELF)
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "a host kernel must be a shared library (ELF)");
+  unsigned type = (unsigned)(p[16] | p[17] << 8), machine = (unsigned)(p[18] | p[19] << 8);
+  if (type == 1) /* ET_REL */
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "a relocatable object (.o) cannot be loaded: link "
+                       "it into a shared library (softgen --target host --emit so)");
+  if (type != 3) /* ET_DYN */
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "a host kernel must be a shared library (ELF type %u)",
+                       type);
+  if (HOST_EM && machine != HOST_EM)
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "the shared library is for ELF machine %u, this "
+                       "machine runs %u", machine, (unsigned)HOST_EM);
+  uint64_t size = sg_object_extent(image);
+  const char *tmpdir = getenv("TMPDIR");
+  char path[512];
+  snprintf(path, sizeof path, "%s/softgen-kernel-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return sg_diag_set(diag, SG_ERR_IO, "cannot create a temporary file in %s: %s",
+                       tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+  size_t done = 0;
+  while (done < size) {
+    ssize_t w = write(fd, p + done, (size_t)(size - done));
+    if (w <= 0)
+      break;
+    done += (size_t)w;
+  }
+  close(fd);
+  void *lib = done == size ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+  const char *why = done == size ? (lib ? NULL : dlerror()) : "short write";
+  char because[300];
+  snprintf(because, sizeof because, "%s", why ? why : "");
+  remove(path);
+  if (!lib)
+    return sg_diag_set(diag, SG_ERR_DRIVER, "cannot load the shared library: %s", because);
+  void *fn = dlsym(lib, kernel);
+  if (!fn) {
+    dlclose(lib);
+    return sg_diag_set(diag, SG_ERR_DRIVER, "the shared library has no kernel '%s'", kernel);
+  }
+  *module = lib;
+  *function = fn;
+  return SG_OK;
+}
+
+static void host_module_unload(rt_driver *d, void *module) {
+  (void)d;
+  if (module)
+    dlclose(module);
+}
+
+/* Starts pool threads up to `want` workers (the caller counts as one). */
+static void grow_pool(rt_driver *d, unsigned want) {
+  while (d->started < want) {
+    d->args[d->started] = (worker_arg){d, d->started, d->generation};
+    if (pthread_create(&d->pool[d->started], NULL, worker, &d->args[d->started]) != 0)
+      break;
+    d->started++;
+  }
+}
+
+static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
+  (void)diag;
+  host_entry fn;
+  memcpy(&fn, &l->function, sizeof fn);
+  unsigned parts = l->grid < d->threads ? l->grid : d->threads;
+  if (parts > 1)
+    grow_pool(d, parts);
+  if (parts > d->started)
+    parts = d->started;
+  if (parts <= 1) {
+    fn(l->params, 0, 1);
+    return SG_OK;
+  }
+  pthread_mutex_lock(&d->mu);
+  d->fn = fn;
+  d->params = l->params;
+  d->parts = parts;
+  d->remaining = parts - 1;
+  d->generation++;
+  pthread_cond_broadcast(&d->go);
+  pthread_mutex_unlock(&d->mu);
+  fn(l->params, 0, parts);
+  pthread_mutex_lock(&d->mu);
+  while (d->remaining)
+    pthread_cond_wait(&d->done, &d->mu);
+  pthread_mutex_unlock(&d->mu);
+  return SG_OK;
+}
+
+static unsigned host_resident(rt_driver *d, void *function, unsigned block) {
+  (void)function, (void)block;
+  return d->threads;
+}
+
+static sg_status host_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {
+  (void)d;
+  size_t rounded = (bytes + 63) / 64 * 64;
+  *dptr = rounded >= bytes ? aligned_alloc(64, rounded) : NULL;
+  return *dptr ? SG_OK : sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory (%zu bytes)", bytes);
+}
+static void host_free(rt_driver *d, void *dptr) {
+  (void)d;
+  free(dptr);
+}
+static sg_status host_copy(rt_driver *d, void *dst, const void *src, size_t bytes, sg_diag *diag) {
+  (void)d, (void)diag;
+  memmove(dst, src, bytes);
+  return SG_OK;
+}
+static sg_status host_dtod(rt_driver *d, void *dst, const void *src, size_t bytes, void *stream,
+                           sg_diag *diag) {
+  (void)stream;
+  return host_copy(d, dst, src, bytes, diag);
+}
+static sg_status host_memset(rt_driver *d, void *dst, unsigned char v, size_t bytes, sg_diag *diag) {
+  (void)d, (void)diag;
+  memset(dst, v, bytes);
+  return SG_OK;
+}
+static sg_status host_sync(rt_driver *d, sg_diag *diag) {
+  (void)d, (void)diag;
+  return SG_OK; /* launches and copies are synchronous */
+}
+static sg_status host_event_create(rt_driver *d, void **ev, sg_diag *diag) {
+  (void)d;
+  *ev = calloc(1, sizeof(double));
+  return *ev ? SG_OK : sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+}
+static sg_status host_event_record(rt_driver *d, void *ev, void *stream, sg_diag *diag) {
+  (void)d, (void)stream, (void)diag;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *(double *)ev = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  return SG_OK;
+}
+static sg_status host_event_elapsed(rt_driver *d, void *start, void *end, float *ms, sg_diag *diag) {
+  (void)d, (void)diag;
+  *ms = (float)(*(double *)end - *(double *)start);
+  return SG_OK;
+}
+static void host_event_destroy(rt_driver *d, void *ev) {
+  (void)d;
+  free(ev);
+}
+
+static sg_status host_set_threads(rt_driver *d, unsigned threads, sg_diag *diag) {
+  if (threads < 1 || threads > MAX_THREADS)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "threads must be 1 to %u, got %u",
+                       MAX_THREADS, threads);
+  d->threads = threads;
+  return SG_OK;
+}
+
+const rt_driver_ops rt_host_ops = {
+    .name = "host",
+    .target = "host",
+    .open = host_open,
+    .close = host_close,
+    .supports_cluster = no_clusters,
+    .module_load = host_module_load,
+    .module_unload = host_module_unload,
+    .launch = host_launch,
+    .resident_blocks = host_resident,
+    .mem_alloc = host_alloc,
+    .mem_free = host_free,
+    .htod = host_copy,
+    .dtoh = host_copy,
+    .dtod = host_dtod,
+    .memset_d8 = host_memset,
+    .synchronize = host_sync,
+    .event_create = host_event_create,
+    .event_record = host_event_record,
+    .event_elapsed = host_event_elapsed,
+    .event_destroy = host_event_destroy,
+    .set_threads = host_set_threads,
+};
