@@ -46,7 +46,7 @@ SG_API sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_dia
 typedef struct sg_problem {
   int64_t n;
   sg_dtype dtype;
-  const char *target; /* "nvptx" (default when NULL) or "amdgpu" */
+  const char *target; /* "nvptx" (default when NULL), "amdgpu" or "host" */
   const char *arch;   /* NULL: the target's default */
 } sg_problem;
 
