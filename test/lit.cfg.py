@@ -36,6 +36,10 @@ config.substitutions.append(("%fake_cuda", config.fake_cuda))
 config.substitutions.append(("%fake_hip", config.fake_hip))
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas-not-found"))
 
+# The host target's tests that pin an --arch need the machine's architecture.
+import platform
+config.available_features.add("host-" + platform.machine())
+
 # Features: ptxas where a CUDA toolkit is installed; cuda/rocm only after a
 # real driver answered (so GPU tests skip cleanly on CI machines).
 if config.ptxas and os.path.exists(config.ptxas):

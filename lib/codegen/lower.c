@@ -314,6 +314,8 @@ static void declare_kernel(sgc_ctx *cx) {
                             LLVMCreateEnumAttribute(cx->ctx, t->tensors[i].is_output ? kind_wo : kind_ro, 0));
   }
   LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)t->ntensors), "M", 1);
+  for (unsigned i = 0; i < cx->tg->id_params && i < 2; i++)
+    LLVMSetValueName2(LLVMGetParam(cx->fn, np - cx->tg->id_params + i), i ? "blocks" : "block", i ? 6 : 5);
   for (int i = 0; i < t->ntensors; i++) {
     char name[SGT_NAME_MAX + 8];
     snprintf(name, sizeof name, "stride_%s", t->tensors[i].name);
