@@ -70,6 +70,11 @@ static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
   snprintf(n, sizeof n, "%u", cx->plan->block_threads);
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(cx->ctx, "nvvm.maxntid", 12, n, (unsigned)strlen(n)));
+  if (cx->plan->blocks_per_sm) { /* .minnctapersm: caps registers so they fit */
+    snprintf(n, sizeof n, "%u", cx->plan->blocks_per_sm);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cx->ctx, "nvvm.minctasm", 13, n, (unsigned)strlen(n)));
+  }
   if (cx->plan->cluster > 1) { /* .reqnctapercluster C, 1, 1 */
     snprintf(n, sizeof n, "%u,1,1", cx->plan->cluster);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
@@ -99,6 +104,28 @@ static void cluster_store(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LL
   LLVMValueRef args[2] = {local, rank};
   LLVMValueRef remote = sgc_intrinsic(cx, "llvm.nvvm.mapa.shared.cluster", NULL, args, 2);
   LLVMBuildStore(cx->b, v, remote);
+}
+
+/* cp.async: .cg (L2 only, the row is read once) for 16 bytes, .ca below. */
+static void stage_copy(sgc_ctx *cx, LLVMValueRef dst, LLVMValueRef src, unsigned bytes) {
+  char name[48];
+  snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%u", bytes == 16 ? "cg" : "ca",
+           bytes);
+  LLVMValueRef args[2] = {dst, src};
+  sgc_intrinsic(cx, name, NULL, args, 2);
+}
+static void stage_wait(sgc_ctx *cx) {
+  sgc_intrinsic(cx, "llvm.nvvm.cp.async.commit.group", NULL, NULL, 0);
+  sgc_intrinsic(cx, "llvm.nvvm.cp.async.wait.group", NULL,
+                (LLVMValueRef[]){LLVMConstInt(cx->i32, 0, 0)}, 1);
+}
+/* The opt-in dynamic shared memory of a block (CUDA's per-arch limits). */
+static unsigned stage_smem(const char *arch) {
+  if (strcmp(arch, "sm_80") == 0)
+    return 163 * 1024;
+  if (strcmp(arch, "sm_89") == 0)
+    return 99 * 1024;
+  return 227 * 1024; /* sm_90, sm_90a, sm_100 */
 }
 
 /* PTX -> cubin through ptxas. */
@@ -147,6 +174,10 @@ const sg_target_info sg_target_nvptx = {
     .exp2 = exp2_fast,
     .log2 = log2_fast,
     .max_cluster = 8,
+    .max_cluster_staged = 16,
+    .stage_copy = stage_copy,
+    .stage_wait = stage_wait,
+    .stage_smem = stage_smem,
     .cluster_ok = cluster_ok,
     .cluster_rank = cluster_rank,
     .cluster_id = cluster_id,

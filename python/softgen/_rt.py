@@ -41,7 +41,7 @@ class Meta(ctypes.Structure):
                 ("arch", ctypes.c_char * 32), ("n", ctypes.c_int64), ("block", ctypes.c_uint),
                 ("rows_per_block", ctypes.c_uint), ("smem", ctypes.c_uint),
                 ("cluster", ctypes.c_uint), ("vector_bytes", ctypes.c_uint),
-                ("persistent", ctypes.c_uint),
+                ("persistent", ctypes.c_uint), ("dsmem", ctypes.c_uint),
                 ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
                 ("nargs", ctypes.c_int), ("args", MetaArg * 24)]
 
