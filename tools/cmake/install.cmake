@@ -4,7 +4,7 @@
 #
 #   cmake --install build --prefix PREFIX     installs (layout: GNUInstallDirs)
 #     bin/softgen softgen-run softgen-bench
-#     lib/libsoftgen.a  lib/libsoftgen_rt.so
+#     lib/libsoftgen.a  lib/libsoftgen_rt.so  lib/softgen/libsoftgen.so (for Python)
 #     include/softgen/*.h
 #     lib/cmake/softgen/   softgenConfig.cmake, ...ConfigVersion.cmake, ...Targets.cmake
 #                          find_package(softgen) -> softgen::softgen, softgen::softgen_rt
@@ -44,6 +44,8 @@ if(TARGET softgen)
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(TARGETS softgen-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # libsoftgen.so, for Python's ctypes: private, so that -lsoftgen stays libsoftgen.a
+  install(TARGETS softgen_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/softgen)
   # The installed CLI keeps an RPATH to LLVM's shared library only where that
   # library's real file is outside the linker's default directories (Debian's
   # is in /usr/lib/<multiarch>: no RPATH, and dpkg-shlibdeps sees libllvm22).
