@@ -16,11 +16,15 @@
 
 enum { PROCS = 8 };
 
-static void options(sg_compile_options *o, const char *dir) {
-  sg_compile_options_init(o);
-  o->problem.n = 4096;
-  o->outputs = SG_OUTPUT_BIT(SG_OUTPUT_ASM);
-  o->cache_dir = dir;
+/* Compiles the race's kernel (softmax f16 N=4096, PTX) with the cache in dir. */
+static sg_status compile_once(const char *dir, sg_buffer *b, sg_compile_stats *st) {
+  sg_compile_options o;
+  sg_compile_options_init(&o);
+  o.problem.n = 4096;
+  o.outputs = SG_OUTPUT_BIT(SG_OUTPUT_ASM);
+  o.cache_dir = dir;
+  sg_diag d;
+  return sg_compile(&o, b, st, &d);
 }
 
 int main(int argc, char **argv) {
@@ -35,12 +39,9 @@ int main(int argc, char **argv) {
       close(go[1]);
       if (read(go[0], &c, 1) != 0) /* blocks until the parent closes its end */
         _exit(2);
-      sg_compile_options o;
-      options(&o, dir);
       sg_buffer b;
       sg_compile_stats st;
-      sg_diag d;
-      if (sg_compile(&o, &b, &st, &d))
+      if (compile_once(dir, &b, &st))
         _exit(3);
       /* report a digest of the bytes so the parent can compare them */
       unsigned long h = 5381;
@@ -89,12 +90,9 @@ int main(int argc, char **argv) {
     closedir(d);
   printf("entries %d, other files %d\n", entries, temps);
   // CHECK-NEXT: entries 1, other files 0
-  sg_compile_options o;
-  options(&o, dir);
   sg_buffer b;
   sg_compile_stats st;
-  sg_diag dg;
-  if (sg_compile(&o, &b, &st, &dg))
+  if (compile_once(dir, &b, &st))
     return 1;
   printf("after the race: hits %u rejected %u\n", st.cache_hits, st.cache_rejected);
   // CHECK-NEXT: after the race: hits 1 rejected 0

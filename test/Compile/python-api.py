@@ -13,12 +13,11 @@
 # RUN: env PYTHONPATH=%pysrc SOFTGEN_LIB_DIR=%rtlib SOFTGEN_CACHE=1 SOFTGEN_CACHE_DIR=%t.cache SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_ARCH=sm_80 FAKE_CUDA_LOG=%t.log2 %python %s %S/../Runtime/Inputs again %t.kernels | FileCheck --check-prefix=AGAIN %s
 # No compiler library: prebuilt kernels from SOFTGEN_KERNEL_PATH, else a clear error.
 # RUN: env PYTHONPATH=%pysrc SOFTGEN_RT_LIBRARY=%rtlib/libsoftgen_rt.so SOFTGEN_LIBRARY=/nonexistent/libsoftgen.so SOFTGEN_KERNEL_PATH=%t.kernels SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_ARCH=sm_80 FAKE_CUDA_LOG=%t.log3 %python %s %S/../Runtime/Inputs prebuilt %t.kernels | FileCheck --check-prefix=PREBUILT %s
-import math
 import random
 import sys
 
 sys.path.insert(0, sys.argv[1])
-from fakearray import FakeArray  # noqa: E402
+from fakearray import FakeArray, softmax_error  # noqa: E402
 
 import softgen  # noqa: E402
 
@@ -37,14 +36,7 @@ def expect(label, fn):
 
 
 def check_softmax(x_vals, y):
-    got, worst = y.get(M * N), 0.0
-    for r in range(M):
-        xs = x_vals[r * N:(r + 1) * N]
-        mx = max(xs)
-        e = [math.exp(v - mx) for v in xs]
-        s = sum(e)
-        worst = max(worst, max(abs(g - v / s) for g, v in zip(got[r * N:(r + 1) * N], e)))
-    return worst < 1e-6
+    return softmax_error(x_vals, y.get(M * N), M, N) < 1e-6
 
 
 random.seed(1)

@@ -1,7 +1,9 @@
 """FakeArray: host memory seen through __cuda_array_interface__, for the Python
 tests against the fake CUDA driver (whose device memory is host memory).
-Used by test/Runtime/python-binding.py and test/Compile/python-api.py."""
+Used by test/Runtime/python-binding.py and test/Compile/python-api.py, with
+softmax_error, the largest difference from a float64 softmax."""
 import ctypes
+import math
 import struct
 
 
@@ -34,3 +36,15 @@ class FakeArray:
 
     def get(self, count):
         return struct.unpack(f"<{count}f", ctypes.string_at(self.ptr, 4 * count))
+
+
+def softmax_error(vals, got, m, n):
+    """max |got - softmax(row)| over m rows of n values (float64 reference)."""
+    worst = 0.0
+    for r in range(m):
+        xs = vals[r * n:(r + 1) * n]
+        mx = max(xs)
+        e = [math.exp(v - mx) for v in xs]
+        s = sum(e)
+        worst = max(worst, max(abs(g - v / s) for g, v in zip(got[r * n:(r + 1) * n], e)))
+    return worst
