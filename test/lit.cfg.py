@@ -20,6 +20,9 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ["HOME", "TMPDIR", "CUDA_HOME", "LD_LIBRARY_PATH"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Hermetic: the compile cache is off unless a test turns it on (with its own
+# SOFTGEN_CACHE_DIR), so that no test reads or fills the user's ~/.cache/softgen.
+config.environment["SOFTGEN_CACHE"] = "0"
 
 if config.sanitize: config.available_features.add("asan"); config.cc += " -fsanitize=" + config.sanitize
 src = config.softgen_src_root

@@ -128,12 +128,10 @@ static unsigned stage_smem(const char *arch) {
   return 227 * 1024; /* sm_90, sm_90a, sm_100 */
 }
 
-/* PTX -> cubin through ptxas. */
-static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_emit_options *opts,
-                          sg_buffer *object, sg_diag *diag) {
-  char ptxas[4096];
-  sg_status st = sg_tool_find("ptxas", opts ? opts->ptxas : NULL, "CUDA_HOME", NULL, ptxas,
-                              sizeof ptxas, diag);
+/* The ptxas assemble() runs (also the compile cache's tool identity). */
+static sg_status find_ptxas(const sg_emit_options *opts, char *ptxas, size_t cap, sg_diag *diag) {
+  sg_status st = sg_tool_find("ptxas", opts ? opts->ptxas : NULL, "CUDA_HOME", NULL, ptxas, cap,
+                              diag);
   if (st) {
     char why[sizeof diag->message];
     snprintf(why, sizeof why, "%.400s", diag ? diag->message : "ptxas not found");
@@ -141,6 +139,16 @@ static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_em
                        "set CUDA_HOME, or pass --ptxas PATH; the .ptx is still usable: the "
                        "driver compiles it at load)", why);
   }
+  return SG_OK;
+}
+
+/* PTX -> cubin through ptxas. */
+static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_emit_options *opts,
+                          sg_buffer *object, sg_diag *diag) {
+  char ptxas[4096];
+  sg_status st = find_ptxas(opts, ptxas, sizeof ptxas, diag);
+  if (st)
+    return st;
   char arch[48];
   snprintf(arch, sizeof arch, "-arch=%s", plan->arch);
   const char *argv[] = {ptxas, arch, "-O3", "-o", "@OUT@", "@IN@", NULL};
@@ -186,4 +194,5 @@ const sg_target_info sg_target_nvptx = {
     .cluster_wait = cluster_wait,
     .cluster_store = cluster_store,
     .assemble = assemble,
+    .find_tool = find_ptxas,
 };

@@ -83,6 +83,9 @@ typedef struct sg_target_info {
    * SG_ERR_TOOL with a clear reason when the tool is missing or fails. */
   sg_status (*assemble)(const struct sg_plan *plan, const sg_buffer *assembly,
                         const sg_emit_options *opts, sg_buffer *object, sg_diag *diag);
+  /* Finds the tool assemble() runs (its path into out), as assemble() would:
+   * the compile cache keys code objects on that tool's version. NULL: none. */
+  sg_status (*find_tool)(const sg_emit_options *opts, char *out, size_t cap, sg_diag *diag);
 } sg_target_info;
 
 /* The table for a target name ("nvptx", "amdgpu"), or NULL. */

@@ -4,7 +4,7 @@
 #
 #   cmake --install build --prefix PREFIX     installs (layout: GNUInstallDirs)
 #     bin/softgen softgen-run softgen-bench
-#     lib/libsoftgen.a  lib/libsoftgen_rt.so
+#     lib/libsoftgen.a  lib/libsoftgen_rt.so  lib/softgen/libsoftgen.so (for Python)
 #     include/softgen/*.h
 #     lib/cmake/softgen/   softgenConfig.cmake, ...ConfigVersion.cmake, ...Targets.cmake
 #                          find_package(softgen) -> softgen::softgen, softgen::softgen_rt
@@ -44,6 +44,8 @@ if(TARGET softgen)
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(TARGETS softgen-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # libsoftgen.so, for Python's ctypes: private, so that -lsoftgen stays libsoftgen.a
+  install(TARGETS softgen_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/softgen)
   # The installed CLI keeps an RPATH to LLVM's shared library only where that
   # library's real file is outside the linker's default directories (Debian's
   # is in /usr/lib/<multiarch>: no RPATH, and dpkg-shlibdeps sees libllvm22).
@@ -65,11 +67,11 @@ if(TARGET softgen)
     DESTINATION ${SOFTGEN_INSTALL_DATADIR}/kernels-templates FILES_MATCHING PATTERN "*.sgt")
 
   # The CLI looks for its templates relative to its own directory first (see
-  # templates_dir() in tools/softgen/main.c), so the installed or unpacked CLI
+  # sg_template_find in lib/compile/compile.c), so the installed or unpacked CLI
   # finds the installed templates; the build tree falls back to the sources.
   file(RELATIVE_PATH _sg_bin_to_templates ${CMAKE_INSTALL_FULL_BINDIR}
     ${CMAKE_INSTALL_FULL_DATADIR}/softgen/kernels-templates)
-  target_compile_definitions(softgen-cli PRIVATE
+  target_compile_definitions(softgen PRIVATE
     SOFTGEN_TEMPLATES_RELDIR="${_sg_bin_to_templates}")
 
   # Man page: `softgen --help` through tools/softgen/help2man.sh (one source).
