@@ -286,7 +286,7 @@ static sg_status cu_allow_launch(rt_driver *d, void *function, unsigned smem, un
     return st;
   CUresult r = 0;
   const char *what = "cuFuncSetAttribute";
-  if (smem > 48 * 1024)
+  if (smem > 0)
     r = d->api.cuFuncSetAttribute(function, CU_FUNC_MAX_DYNAMIC_SMEM, (int)smem);
   if (r == 0 && cluster > 8)
     r = d->api.cuFuncSetAttribute(function, CU_FUNC_NON_PORTABLE_CLUSTER, 1);

@@ -46,7 +46,7 @@ typedef struct rt_driver_ops {
                            const char *kernel, void **module, void **function, sg_diag *diag);
   void (*module_unload)(rt_driver *d, void *module);
   /* Opts function in to what its launches need beyond the defaults: `smem`
-   * bytes of dynamic shared memory (over 48 KB), clusters of `cluster` blocks
+   * bytes of dynamic shared memory (any: 48 KB bound static + dynamic), clusters of `cluster` blocks
    * (over the portable 8). NULL when the back end cannot. */
   sg_status (*allow_launch)(rt_driver *d, void *function, unsigned smem, unsigned cluster,
                             sg_diag *diag);

@@ -290,7 +290,9 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
     free(k);
     return st;
   }
-  if (k->meta.dsmem > 48 * 1024 || k->meta.cluster > 8) { /* beyond a launch's defaults */
+  /* the default 48 KB bounds static + dynamic shared memory together: any
+   * dynamic size is granted explicitly */
+  if (k->meta.dsmem > 0 || k->meta.cluster > 8) { /* beyond a launch's defaults */
     st = rt->ops->allow_launch
              ? rt->ops->allow_launch(rt->drv, k->function, k->meta.dsmem, k->meta.cluster, diag)
              : sg_diag_set(diag, SG_ERR_UNSUPPORTED, "kernel '%s' needs %u bytes of dynamic "
