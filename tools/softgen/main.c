@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mlir_main.h" /* MLIR mode: softgen model.mlir */
 #include "softgen/softgen.h"
 #include "support/io.h"
 
@@ -36,6 +37,7 @@
 static void usage(FILE *f) {
   fputs(
       "usage: softgen [options] [TEMPLATE]\n"
+      "       softgen [options] MODEL.mlir\n"
       "\n"
       "Generates a softmax-family GPU kernel from a template (.sgt) and Wave-style\n"
       "constraints, through LLVM's NVPTX or AMDGPU backend.\n"
@@ -62,6 +64,11 @@ static void usage(FILE *f) {
       "  -o FILE                 write the single --emit kind to FILE ('-' for stdout)\n"
       "  --print-config          print the resolved plan and exit\n"
       "  --inspect FILE          print the launch metadata of a code object and exit\n"
+      "MLIR (input MODEL.mlir, or --mlir):\n"
+      "  --mlir                  read the input as an MLIR module: every linalg.softmax\n"
+      "                          becomes a gpu.launch_func of a kernel in a gpu.binary;\n"
+      "                          writes DIR/<kernel>.<ext> and DIR/MODEL.gpu.mlir (-o: the\n"
+      "                          module only); --emit asm|obj picks what gpu.objects hold\n"
       "Tools:\n"
       "  --ptxas PATH            ptxas to use (default: $CUDA_HOME/bin, then PATH)\n"
       "  --lld PATH              ld.lld to use (default: LLVM 22's tools directory, then PATH)\n"
@@ -86,7 +93,7 @@ typedef struct options {
   sg_problem problem;
   int have_n;
   unsigned emit;
-  int emit_given, print_config, verbose;
+  int emit_given, print_config, verbose, mlir;
   const char *inspect;
   sg_emit_options tools;
 } options;
@@ -165,6 +172,8 @@ static int parse_args(int argc, char **argv, options *o) {
       return 0;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       o->verbose = 1;
+    } else if (strcmp(a, "--mlir") == 0) {
+      o->mlir = 1;
     } else if (strcmp(a, "--print-config") == 0) {
       o->print_config = 1;
     } else if (strncmp(a, "-D", 2) == 0 && !eq) {
@@ -303,6 +312,40 @@ static void template_path(const char *arg, char *out, size_t cap) {
     out[0] = '\0';
 }
 
+/* Builds the constraints of -C and --constraints into *c. */
+static sg_status load_constraints(const options *o, sg_constraints **c, sg_diag *d) {
+  sg_status st = sg_constraints_create(c, d);
+  for (int i = 0; i < o->nconstraint_files && !st; i++)
+    st = sg_constraints_load(*c, o->constraint_files[i], d);
+  for (int i = 0; i < o->nconstraint_texts && !st; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "<-C %d>", i + 1);
+    st = sg_constraints_parse(*c, name, o->constraint_texts[i], strlen(o->constraint_texts[i]), d);
+  }
+  return st;
+}
+
+/* softgen MODEL.mlir (tools/softgen/mlir_main.c). */
+static int mlir_mode(const options *o) {
+  sg_constraints *c = NULL;
+  sg_diag d;
+  int rc = 1;
+  if (load_constraints(o, &c, &d) == SG_OK) {
+    sg_cli_mlir_job j = {o->template_arg, o->out_dir, o->out_file, o->problem.target,
+                         o->problem.arch, c, &o->tools, 0, 0, 0, o->verbose};
+    if (o->emit_given) {
+      j.emit_asm = (o->emit & EMIT_ASM) != 0;
+      j.emit_obj = (o->emit & EMIT_OBJ) != 0;
+      j.emit_other = (o->emit & (EMIT_LLVM | EMIT_LLVM_OPT)) != 0;
+    }
+    rc = sg_cli_mlir(&j);
+  } else {
+    fail(&d);
+  }
+  sg_constraints_destroy(c);
+  return rc;
+}
+
 typedef struct output {
   unsigned kind;
   sg_buffer buf;
@@ -320,6 +363,8 @@ int main(int argc, char **argv) {
     return r;
   if (o.inspect)
     return inspect(o.inspect);
+  if (o.mlir || sg_cli_is_mlir(o.template_arg))
+    return mlir_mode(&o);
   if (!o.have_n)
     return bad_usage("the row length is not set: pass -D N=<int>%s", "");
   if (o.out_file && (o.emit & (o.emit - 1)))
@@ -340,17 +385,8 @@ int main(int argc, char **argv) {
   memset(outs, 0, sizeof outs);
   if (sg_template_load(tpath, &t, &d))
     goto done;
-  if (sg_constraints_create(&c, &d))
+  if (load_constraints(&o, &c, &d))
     goto done;
-  for (int i = 0; i < o.nconstraint_files; i++)
-    if (sg_constraints_load(c, o.constraint_files[i], &d))
-      goto done;
-  for (int i = 0; i < o.nconstraint_texts; i++) {
-    char name[32];
-    snprintf(name, sizeof name, "<-C %d>", i + 1);
-    if (sg_constraints_parse(c, name, o.constraint_texts[i], strlen(o.constraint_texts[i]), &d))
-      goto done;
-  }
   stage(&o, "parse", &t0);
   if (sg_plan_resolve(t, c, &o.problem, &plan, &d))
     goto done;
