@@ -61,6 +61,14 @@ static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir
   s.report = report;
   s.file = file;
   sg_status st = sgm_import(&s, diag);
+  /* the dialects the rewrite creates ops and attributes of */
+  static const char *const needed[] = {"arith", "gpu", "llvm", "memref", "nvvm", "rocdl"};
+  for (size_t i = 0; i < sizeof needed / sizeof needed[0] && !st && !s.opts->analyze_only; i++)
+    if (mlirDialectIsNull(mlirContextGetOrLoadDialect(s.ctx, sgm_str(needed[i]))))
+      st = sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "the MLIR context has no '%s' dialect registered (the rewrite needs arith, "
+                       "gpu, llvm, memref, nvvm, rocdl)",
+                       needed[i]);
   if (!st && !s.opts->analyze_only)
     st = sgm_kernels(&s, diag);
   if (!st && !s.opts->analyze_only)
@@ -129,10 +137,6 @@ sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
   mlirRegisterAllDialects(reg);
   MlirContext ctx = mlirContextCreateWithRegistry(reg, false);
   mlirDialectRegistryDestroy(reg);
-  /* the dialects the rewrite creates ops of, whatever the input uses */
-  static const char *const needed[] = {"arith", "gpu", "llvm", "memref", "nvvm", "rocdl"};
-  for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
-    mlirContextGetOrLoadDialect(ctx, sgm_str(needed[i]));
   sgm_capture cap;
   sgm_capture_begin(&cap, ctx, diag, name ? name : "<mlir>");
   MlirModule m = mlirModuleCreateParse(ctx, (MlirStringRef){text ? text : "", len});
