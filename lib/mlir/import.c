@@ -265,9 +265,9 @@ static void classify(sgm_state *s, MlirOperation op, sg_mlir_op *r, sgm_op *o) {
             "reduce the innermost dim only (transpose first)",
             r->dim, tt, (long long)r->outer, (long long)r->n, (long long)r->inner);
   } else if (r->tensor_form) {
-    op_skip(r, "tensor operands: bufferize first, e.g. mlir-opt "
-               "--one-shot-bufferize=\"bufferize-function-boundaries\", then run softgen on "
-               "the memref form");
+    op_skip(r, "tensor operands: bufferize first, e.g. mlir-opt --one-shot-bufferize=\""
+               "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-"
+               "map\", then run softgen on the memref form");
   } else if (memref_rows(r, tin, "input", &o->stride[0], &o->offset[0])) {
     memref_rows(r, tout, "output", &o->stride[1], &o->offset[1]);
   }
