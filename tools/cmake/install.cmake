@@ -32,7 +32,8 @@ install(TARGETS softgen_rt EXPORT softgenTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS softgen-run softgen-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/softgen
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h"
+  PATTERN "mlir.h" EXCLUDE) # its library (lib/mlir) is not installed yet
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/softgen
   DESTINATION ${SOFTGEN_INSTALL_DATADIR}/python
   PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
@@ -59,6 +60,18 @@ if(TARGET softgen)
         set_target_properties(softgen-cli PROPERTIES INSTALL_RPATH "${_sg_llvm_libdir}")
         set(SOFTGEN_PC_LLVM_RPATH " -Wl,-rpath,${_sg_llvm_libdir}") # for softgen.pc
       endif()
+    endif()
+  endif()
+  # Likewise libMLIR.so for the MLIR front end (lib/mlir; Debian keeps its real
+  # file in LLVM's own lib directory, outside the linker's default ones).
+  if(TARGET softgen_mlir AND TARGET MLIR)
+    get_target_property(_sg_mlir_cfgs MLIR IMPORTED_CONFIGURATIONS)
+    list(GET _sg_mlir_cfgs 0 _sg_mlir_cfg)
+    get_target_property(_sg_mlir_lib MLIR IMPORTED_LOCATION_${_sg_mlir_cfg})
+    get_filename_component(_sg_mlir_libdir "${_sg_mlir_lib}" REALPATH)
+    get_filename_component(_sg_mlir_libdir "${_sg_mlir_libdir}" DIRECTORY)
+    if(NOT _sg_mlir_libdir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+      set_property(TARGET softgen-cli APPEND PROPERTY INSTALL_RPATH "${_sg_mlir_libdir}")
     endif()
   endif()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels-templates/
