@@ -103,10 +103,10 @@ typedef struct sg_mlir_report {
 SG_API sg_status sg_mlir_compile_module(MlirModule module, const sg_mlir_options *opts,
                                         sg_mlir_report *report, sg_diag *diag);
 
-/* Parses text (len bytes; name gives locations their file name) in a fresh
- * context with every MLIR dialect registered, verifies it, compiles it as
- * sg_mlir_compile_module does, and prints the resulting module into out
- * (caller frees with sg_buffer_free). A parse or verifier error gives
+/* Parses text (len bytes, need not be NUL-terminated; name gives locations
+ * their file name) in a fresh context with every MLIR dialect registered,
+ * verifies it, compiles it as sg_mlir_compile_module does, and prints the
+ * resulting module into out (caller frees with sg_buffer_free). A parse or verifier error gives
  * SG_ERR_PARSE with MLIR's message at "name:line:col". out may be NULL. */
 SG_API sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
                                       const sg_mlir_options *opts, sg_buffer *out,

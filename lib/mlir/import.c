@@ -160,6 +160,10 @@ static void split_shape(MlirType t, int rank, int dim, int64_t *outer, int64_t *
   }
 }
 
+/* Strides, offsets and the elements they span stay below 2^48 (so that byte
+ * counts and products of them cannot overflow). */
+#define SGM_MAX_EXTENT ((int64_t)1 << 48)
+
 /* Row stride of a memref whose rows are the dims before dim (all static).
  * Returns 1 and fills *stride, *offset, or 0 with the reason in r. */
 static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *stride,
@@ -175,6 +179,10 @@ static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *st
     return op_skip(r, "the %s (%s) has a layout that is not strided", which, tt);
   if (mlirShapedTypeIsDynamicStrideOrOffset(*offset))
     return op_skip(r, "the %s (%s) has a dynamic offset", which, tt);
+  if (*offset < 0 || *offset > SGM_MAX_EXTENT)
+    return op_skip(r, "the %s (%s) has an offset out of range", which, tt);
+  if (r->n > 1 && mlirShapedTypeIsDynamicStrideOrOffset(strides[r->dim]))
+    return op_skip(r, "the %s (%s) has a dynamic stride in the reduced dim %d", which, tt, r->dim);
   if (r->n > 1 && strides[r->dim] != 1)
     return op_skip(r, "the %s (%s) is not contiguous along the reduced dim %d (stride %lld)", which,
                    tt, r->dim, (long long)strides[r->dim]);
@@ -187,6 +195,8 @@ static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *st
       continue;
     if (mlirShapedTypeIsDynamicStrideOrOffset(strides[i]))
       return op_skip(r, "the %s (%s) has a dynamic stride in dim %d", which, tt, i);
+    if (strides[i] < 0 || strides[i] > SGM_MAX_EXTENT || size > SGM_MAX_EXTENT / (strides[i] + 1))
+      return op_skip(r, "the %s (%s) has a stride out of range in dim %d", which, tt, i);
     if (span < 0)
       *stride = strides[i];
     else if (strides[i] != span)

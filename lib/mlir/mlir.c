@@ -137,9 +137,19 @@ sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
   mlirRegisterAllDialects(reg);
   MlirContext ctx = mlirContextCreateWithRegistry(reg, false);
   mlirDialectRegistryDestroy(reg);
+  /* MLIR's lexer reads up to a NUL, past the length it is given: parse a
+   * NUL-terminated copy (test/fuzz/fuzz_mlir.c found the overrun) */
+  char *copy = malloc(len + 1);
+  if (!copy) {
+    mlirContextDestroy(ctx);
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  }
+  if (len)
+    memcpy(copy, text, len);
+  copy[len] = '\0';
   sgm_capture cap;
   sgm_capture_begin(&cap, ctx, diag, name ? name : "<mlir>");
-  MlirModule m = mlirModuleCreateParse(ctx, (MlirStringRef){text ? text : "", len});
+  MlirModule m = mlirModuleCreateParse(ctx, (MlirStringRef){copy, len});
   sg_status st = SG_OK;
   if (mlirModuleIsNull(m)) {
     if (!cap.errors)
@@ -164,5 +174,6 @@ sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
     mlirModuleDestroy(m);
   sgm_capture_end(&cap);
   mlirContextDestroy(ctx);
+  free(copy);
   return st;
 }

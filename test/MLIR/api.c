@@ -3,6 +3,7 @@
  * place, the report read back. Prints "ok - ..." / "not ok - ..." lines, then
  * the rewritten module; test/MLIR/api.test checks both. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mlir-c/IR.h"
@@ -103,6 +104,22 @@ int main(void) {
   check(sg_mlir_compile_module(empty, &o, &r, &d) == SG_ERR_INVALID_ARGUMENT,
         "a null module is an invalid argument");
   sg_mlir_report_free(&r);
+
+  /* text that is not NUL-terminated (exactly len bytes on the heap) ending in
+   * an op name: MLIR's lexer would read past it (found by fuzz_mlir) */
+  static const char cut[] = "func.func @f() {\n  return\n}\nlinalg.do";
+  char *heap = malloc(sizeof cut - 1);
+  if (heap) {
+    memcpy(heap, cut, sizeof cut - 1);
+    sg_buffer out;
+    st = sg_mlir_compile_text("cut.mlir", heap, sizeof cut - 1, &o, &out, &r, &d);
+    check(st == SG_ERR_PARSE && strncmp(d.message, "cut.mlir:4:1: ", 14) == 0 && !out.data,
+          "text without a NUL: a parse error at cut.mlir:4:1, no output");
+    if (st != SG_ERR_PARSE)
+      printf("# %s\n", d.message);
+    sg_mlir_report_free(&r);
+    free(heap);
+  }
 
   printf("%d passed, %d failed\n", passes, failures);
   mlirOperationPrint(mlirModuleGetOperation(m), put, stdout);
