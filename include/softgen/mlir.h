@@ -13,7 +13,9 @@
  * where tensors are passed as !llvm.ptr (the memref's aligned pointer plus its
  * static offset), rows and row strides as i64, and G, B, C come from the code
  * object's launch metadata (softgen/meta.h) as the runtime computes them. The
- * module gets `gpu.container_module`. Ops softgen cannot take are left as they
+ * module gets `gpu.container_module`. Softmax decomposed into linalg.generic
+ * ops (max, sub, exp, sum, div on tensors) is first raised to linalg.softmax
+ * (lib/mlir/raise.c). Ops softgen cannot take are left as they
  * are and reported (sg_mlir_report), each with its MLIR location and reason:
  * tensor operands (bufferize first), dynamic or non-static shapes and layouts,
  * element types other than f16 / bf16 / f32, a reduced dim that is not the
@@ -58,6 +60,7 @@ typedef struct sg_mlir_options {
   sg_emit_options tools;             /* ptxas, ld.lld */
   sg_mlir_format format;
   int analyze_only; /* 1: find and classify the ops only; no kernels, module untouched */
+  int keep_decomposed; /* 1: leave softmax decomposed into linalg.generic ops alone */
 } sg_mlir_options;
 
 /* One linalg.softmax of the module, in walk (pre-)order. */
@@ -67,6 +70,7 @@ typedef struct sg_mlir_op {
   sg_status status;   /* SG_OK when compiled (or compilable, with analyze_only) */
   char message[512];  /* why it was left alone; empty otherwise */
   int tensor_form;    /* operands are tensors */
+  int raised;         /* 1: raised from its decomposed form (max, sub, exp, sum, div generics) */
   int rank, dim;      /* rank of the operands, the reduced dim */
   int64_t outer, n, inner; /* products of the dims before, at and after dim (-1: dynamic) */
   int64_t m;               /* rows: outer * inner (-1: dynamic) */

@@ -16,13 +16,8 @@
 
 /* ---- diagnostics and locations ---- */
 
-typedef struct strbuf {
-  char *buf;
-  size_t cap, len;
-} strbuf;
-
-static void strbuf_put(MlirStringRef s, void *user) {
-  strbuf *b = user;
+void sgm_text_put(MlirStringRef s, void *user) {
+  sgm_text *b = user;
   if (b->len + 1 >= b->cap)
     return;
   size_t n = s.length < b->cap - 1 - b->len ? s.length : b->cap - 1 - b->len;
@@ -75,9 +70,9 @@ void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t c
                mlirLocationFileLineColRangeGetStartColumn(fl));
     return;
   }
-  strbuf b = {buf, cap, 0};
+  sgm_text b = {buf, cap, 0};
   if (!mlirLocationIsNull(loc))
-    mlirLocationPrint(loc, strbuf_put, &b);
+    mlirLocationPrint(loc, sgm_text_put, &b);
   if (b.len == 0)
     snprintf(buf, cap, "%s", file ? file : "<unknown>");
 }
@@ -88,10 +83,10 @@ static MlirLogicalResult capture_handler(MlirDiagnostic d, void *user) {
     return mlirLogicalResultSuccess(); /* warnings, notes, remarks: dropped */
   if (c->errors++ == 0 && c->diag) {
     char where[512], text[700];
-    strbuf b = {text, sizeof text, 0};
+    sgm_text b = {text, sizeof text, 0};
     text[0] = '\0';
     sgm_location_format(mlirDiagnosticGetLocation(d), c->file, where, sizeof where);
-    mlirDiagnosticPrint(d, strbuf_put, &b);
+    mlirDiagnosticPrint(d, sgm_text_put, &b);
     sg_diag_set(c->diag, SG_ERR_PARSE, "%s: %s", where, text);
   }
   return mlirLogicalResultSuccess();
@@ -137,9 +132,9 @@ static int dtype_of(MlirType t, sg_dtype *out) {
 
 /* MLIR's text of a type, for messages. */
 static void type_text(MlirType t, char *buf, size_t cap) {
-  strbuf b = {buf, cap, 0};
+  sgm_text b = {buf, cap, 0};
   buf[0] = '\0';
-  mlirTypePrint(t, strbuf_put, &b);
+  mlirTypePrint(t, sgm_text_put, &b);
 }
 
 /* Products of the dims before, at and after dim; -1 where a dim is dynamic,
@@ -219,6 +214,8 @@ static void classify(sgm_state *s, MlirOperation op, sg_mlir_op *r, sgm_op *o) {
   r->outer = r->n = r->inner = r->m = -1;
   sgm_location_format(mlirOperationGetLocation(op), s->file, r->location, sizeof r->location);
   o->op = op;
+  for (int i = 0; i < s->nraised; i++)
+    r->raised |= mlirOperationEqual(s->raised[i], op);
   if (mlirOperationGetNumOperands(op) != 2) {
     op_skip(r, "expected 2 operands (input, output), found %d",
             (int)mlirOperationGetNumOperands(op));

@@ -60,7 +60,11 @@ static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir
   s.opts = opts ? opts : &defaults;
   s.report = report;
   s.file = file;
-  sg_status st = sgm_import(&s, diag);
+  sg_status st = SG_OK;
+  if (!s.opts->analyze_only && !s.opts->keep_decomposed)
+    st = sgm_raise(&s, diag);
+  if (!st)
+    st = sgm_import(&s, diag);
   /* the dialects the rewrite creates ops and attributes of */
   static const char *const needed[] = {"arith", "gpu", "llvm", "memref", "nvvm", "rocdl"};
   for (size_t i = 0; i < sizeof needed / sizeof needed[0] && !st && !s.opts->analyze_only; i++)
@@ -79,6 +83,7 @@ static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir
     st = sg_diag_set(diag, SG_ERR_CODEGEN, "the rewritten module does not verify: %s", why);
   }
   free(s.ops);
+  free(s.raised);
   return st;
 }
 

@@ -1,5 +1,6 @@
 /* mlir/mlir_impl.h - what the files of lib/mlir share (internal, prefix sgm_).
  *
+ *   raise.c    decomposed softmax (linalg.generic chains) -> linalg.softmax
  *   import.c   diagnostics capture, locations, finding and classifying linalg.softmax
  *   kernels.c  one code object per distinct kernel (the normal pipeline)
  *   rewrite.c  gpu.binary + gpu.launch_func in place of each compiled op
@@ -30,7 +31,16 @@ typedef struct sgm_state {
   sgm_op *ops; /* report->nops of them */
   int cap;
   const char *file; /* name for locations without a file name (parsed text) */
+  MlirOperation *raised; /* the linalg.softmax ops raise.c made */
+  int nraised;
 } sgm_state;
+
+/* Text from MLIR's printers into a fixed buffer (truncated, NUL-terminated). */
+typedef struct sgm_text {
+  char *buf;
+  size_t cap, len;
+} sgm_text;
+void sgm_text_put(MlirStringRef s, void *text);
 
 /* Captures MLIR's diagnostics of a context into an sg_diag (first error
  * wins; later errors are counted), silencing MLIR's default printing. */
@@ -49,6 +59,10 @@ void sgm_capture_end(sgm_capture *c);
  * locations), else MLIR's own text of it. file (may be NULL) replaces the
  * name of a buffer parsed from memory ("-" or empty). */
 void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t cap);
+
+/* Replaces each softmax decomposed into linalg.generic ops (tensor form) by
+ * one linalg.softmax and records it in s->raised. */
+sg_status sgm_raise(sgm_state *s, sg_diag *diag);
 
 /* Walks the module and fills report->ops / s->ops with every linalg.softmax,
  * classified: status SG_OK when softgen can compile it, else the reason. */

@@ -36,12 +36,12 @@ static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
   for (int i = 0; i < r->nops; i++) {
     const sg_mlir_op *op = &r->ops[i];
     if (!op->compiled)
-      fprintf(stderr, "softgen: warning: %s: linalg.softmax left as it is: %s\n", op->location,
-              op->message);
+      fprintf(stderr, "softgen: warning: %s: linalg.softmax%s left as it is: %s\n", op->location,
+              op->raised ? " (raised from its decomposed form)" : "", op->message);
     else if (j->verbose)
       fprintf(stderr,
-              "softgen: %s: linalg.softmax %lldx%lld %s -> %s (grid %llu, block %u, cluster %u)\n",
-              op->location, (long long)op->m, (long long)op->n, sg_dtype_name(op->dtype),
+              "softgen: %s: linalg.softmax%s %lldx%lld %s -> %s (grid %llu, block %u, cluster %u)\n",
+              op->location, op->raised ? " (raised)" : "", (long long)op->m, (long long)op->n, sg_dtype_name(op->dtype),
               r->kernels[op->kernel].name, (unsigned long long)op->grid, op->block, op->cluster);
   }
   if (r->nops == 0)
