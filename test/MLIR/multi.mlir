@@ -7,6 +7,9 @@
 // RUN: FileCheck %s < %t/multi.gpu.mlir
 // RUN: %mlir-opt %t/multi.gpu.mlir > /dev/null
 // RUN: %softgen --inspect %t/softgen_softmax_f16_n1024.ptx | FileCheck --check-prefix=META %s
+// The kernel taken from the module is the CLI's kernel for the same problem, byte for byte.
+// RUN: %softgen -D N=1000 --dtype bf16 --emit asm -o %t.cli.ptx
+// RUN: cmp %t.cli.ptx %t/softgen_softmax_bf16_n1000.ptx
 // The same through -o (the module only) and -v (one line per compiled op).
 // RUN: %softgen %s --emit asm -o - -v 2>%t.err | %mlir-opt > /dev/null
 // RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
