@@ -38,6 +38,10 @@ config.substitutions.append(("%pysrc", os.path.join(src, "python")))
 config.substitutions.append(("%fake_cuda", config.fake_cuda))
 config.substitutions.append(("%fake_hip", config.fake_hip))
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas-not-found"))
+# MLIR front end (test/MLIR): "mlir" when lib/mlir was built; %mlir-opt verifies outputs.
+config.substitutions.append(("%mlir-opt", config.mlir_opt or "mlir-opt-not-found"))
+if config.have_mlir and config.mlir_opt:
+    config.available_features.add("mlir")
 
 # Features: ptxas where a CUDA toolkit is installed; cuda/rocm only after a
 # real driver answered (so GPU tests skip cleanly on CI machines).

@@ -32,10 +32,32 @@ install(TARGETS softgen_rt EXPORT softgenTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS softgen-run softgen-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/softgen
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h"
+  PATTERN "mlir.h" EXCLUDE) # its library (lib/mlir) is not installed yet
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/softgen
   DESTINATION ${SOFTGEN_INSTALL_DATADIR}/python
   PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
+
+# The directory of an imported shared library's real file (for an RPATH), or
+# "" when the target is missing or static or the file is in the linker's
+# default directories.
+function(_sg_rpath_dir target out)
+  set(dir "")
+  if(TARGET ${target})
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "SHARED_LIBRARY")
+      get_target_property(cfgs ${target} IMPORTED_CONFIGURATIONS)
+      list(GET cfgs 0 cfg)
+      get_target_property(lib ${target} IMPORTED_LOCATION_${cfg})
+      get_filename_component(lib "${lib}" REALPATH)
+      get_filename_component(dir "${lib}" DIRECTORY)
+      if(dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+        set(dir "")
+      endif()
+    endif()
+  endif()
+  set(${out} "${dir}" PARENT_SCOPE)
+endfunction()
 
 # ---- the compiler: library, CLI, templates, man page ----
 if(TARGET softgen)
@@ -48,19 +70,18 @@ if(TARGET softgen)
   install(TARGETS softgen_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/softgen)
   # The installed CLI keeps an RPATH to LLVM's shared library only where that
   # library's real file is outside the linker's default directories (Debian's
-  # is in /usr/lib/<multiarch>: no RPATH, and dpkg-shlibdeps sees libllvm22).
-  if(TARGET LLVM)
-    get_target_property(_sg_llvm_type LLVM TYPE)
-    if(_sg_llvm_type STREQUAL "SHARED_LIBRARY")
-      get_target_property(_sg_llvm_cfgs LLVM IMPORTED_CONFIGURATIONS)
-      list(GET _sg_llvm_cfgs 0 _sg_llvm_cfg)
-      get_target_property(_sg_llvm_lib LLVM IMPORTED_LOCATION_${_sg_llvm_cfg})
-      get_filename_component(_sg_llvm_lib "${_sg_llvm_lib}" REALPATH)
-      get_filename_component(_sg_llvm_libdir "${_sg_llvm_lib}" DIRECTORY)
-      if(NOT _sg_llvm_libdir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
-        set_target_properties(softgen-cli PROPERTIES INSTALL_RPATH "${_sg_llvm_libdir}")
-        set(SOFTGEN_PC_LLVM_RPATH " -Wl,-rpath,${_sg_llvm_libdir}") # for softgen.pc
-      endif()
+  # is in /usr/lib/<multiarch>: no RPATH, and dpkg-shlibdeps sees libllvm22);
+  # likewise libMLIR.so for the MLIR front end (Debian keeps its real file in
+  # LLVM's own lib directory).
+  _sg_rpath_dir(LLVM _sg_llvm_libdir)
+  if(_sg_llvm_libdir)
+    set_target_properties(softgen-cli PROPERTIES INSTALL_RPATH "${_sg_llvm_libdir}")
+    set(SOFTGEN_PC_LLVM_RPATH " -Wl,-rpath,${_sg_llvm_libdir}") # for softgen.pc
+  endif()
+  if(TARGET softgen_mlir)
+    _sg_rpath_dir(MLIR _sg_mlir_libdir)
+    if(_sg_mlir_libdir)
+      set_property(TARGET softgen-cli APPEND PROPERTY INSTALL_RPATH "${_sg_mlir_libdir}")
     endif()
   endif()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels-templates/

@@ -17,12 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mlir_main.h" /* MLIR mode: softgen model.mlir */
 #include "softgen/softgen.h"
 #include "support/io.h"
 
 static void usage(FILE *f) {
   fputs(
       "usage: softgen [options] [TEMPLATE]\n"
+      "       softgen [options] MODEL.mlir\n"
       "\n"
       "Generates a softmax-family GPU kernel from a template (.sgt) and Wave-style\n"
       "constraints, through LLVM's NVPTX or AMDGPU backend.\n"
@@ -51,6 +53,11 @@ static void usage(FILE *f) {
       "  -o FILE                 write the single --emit kind to FILE ('-' for stdout)\n"
       "  --print-config          print the resolved plan and exit\n"
       "  --inspect FILE          print the launch metadata of a code object and exit\n"
+      "MLIR (input MODEL.mlir, or --mlir):\n"
+      "  --mlir                  read the input as an MLIR module: every linalg.softmax\n"
+      "                          becomes a gpu.launch_func of a kernel in a gpu.binary;\n"
+      "                          writes DIR/<kernel>.<ext> and DIR/MODEL.gpu.mlir (-o: the\n"
+      "                          module only); --emit asm|obj picks what gpu.objects hold\n"
       "Cache (compiled outputs are reused when nothing that changes them changed):\n"
       "  --cache-dir DIR         cache directory (default: $SOFTGEN_CACHE_DIR, else\n"
       "                          $XDG_CACHE_HOME/softgen, else ~/.cache/softgen)\n"
@@ -89,7 +96,7 @@ typedef struct options {
   int64_t ns[MAX_NS]; /* the -D N= values, in order */
   int nns;
   unsigned emit;
-  int emit_given, print_config, verbose, no_cache;
+  int emit_given, print_config, verbose, no_cache, mlir;
   const char *inspect, *cache_dir;
   sg_emit_options tools;
 } options;
@@ -176,6 +183,8 @@ static int parse_args(int argc, char **argv, options *o) {
       return 0;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       o->verbose = 1;
+    } else if (strcmp(a, "--mlir") == 0) {
+      o->mlir = 1;
     } else if (strcmp(a, "--print-config") == 0) {
       o->print_config = 1;
     } else if (strncmp(a, "-D", 2) == 0 && !eq) {
@@ -388,6 +397,40 @@ static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag
   return st;
 }
 
+/* Builds the constraints of -C and --constraints into *c. */
+static sg_status load_constraints(const options *o, sg_constraints **c, sg_diag *d) {
+  sg_status st = sg_constraints_create(c, d);
+  for (int i = 0; i < o->nconstraint_files && !st; i++)
+    st = sg_constraints_load(*c, o->constraint_files[i], d);
+  for (int i = 0; i < o->nconstraint_texts && !st; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "<-C %d>", i + 1);
+    st = sg_constraints_parse(*c, name, o->constraint_texts[i], strlen(o->constraint_texts[i]), d);
+  }
+  return st;
+}
+
+/* softgen MODEL.mlir (tools/softgen/mlir_main.c). */
+static int mlir_mode(const options *o) {
+  sg_constraints *c = NULL;
+  sg_diag d;
+  int rc = 1;
+  if (load_constraints(o, &c, &d) == SG_OK) {
+    sg_cli_mlir_job j = {o->template_arg, o->out_dir, o->out_file, o->problem.target,
+                         o->problem.arch, c, &o->tools, 0, 0, 0, o->verbose};
+    if (o->emit_given) {
+      j.emit_asm = (o->emit & EMIT_ASM) != 0;
+      j.emit_obj = (o->emit & EMIT_OBJ) != 0;
+      j.emit_other = (o->emit & (EMIT_LLVM | EMIT_LLVM_OPT)) != 0;
+    }
+    rc = sg_cli_mlir(&j);
+  } else {
+    fail(&d);
+  }
+  sg_constraints_destroy(c);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   options o;
   memset(&o, 0, sizeof o);
@@ -399,6 +442,8 @@ int main(int argc, char **argv) {
     return r;
   if (o.inspect)
     return inspect(o.inspect);
+  if (o.mlir || sg_cli_is_mlir(o.template_arg))
+    return mlir_mode(&o);
   if (!o.nns)
     return bad_usage("the row length is not set: pass -D N=<int>%s", "");
   if (o.out_file && (o.emit & (o.emit - 1)))
