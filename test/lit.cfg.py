@@ -20,6 +20,9 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ["HOME", "TMPDIR", "CUDA_HOME", "LD_LIBRARY_PATH"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Hermetic: the compile cache is off unless a test turns it on (with its own
+# SOFTGEN_CACHE_DIR), so that no test reads or fills the user's ~/.cache/softgen.
+config.environment["SOFTGEN_CACHE"] = "0"
 
 if config.sanitize: config.available_features.add("asan"); config.cc += " -fsanitize=" + config.sanitize
 src = config.softgen_src_root
@@ -35,6 +38,10 @@ config.substitutions.append(("%pysrc", os.path.join(src, "python")))
 config.substitutions.append(("%fake_cuda", config.fake_cuda))
 config.substitutions.append(("%fake_hip", config.fake_hip))
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas-not-found"))
+# MLIR front end (test/MLIR): "mlir" when lib/mlir was built; %mlir-opt verifies outputs.
+config.substitutions.append(("%mlir-opt", config.mlir_opt or "mlir-opt-not-found"))
+if config.have_mlir and config.mlir_opt:
+    config.available_features.add("mlir")
 
 # The host target's tests that pin an --arch need the machine's architecture.
 import platform

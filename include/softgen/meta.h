@@ -32,6 +32,9 @@
  * `cluster` from `cluster` to ceil(M / rows_per_block) * cluster computes every
  * row. "persistent 1" (optional) asks for no more blocks than stay resident:
  * such a kernel prefetches its next row block while computing the current.
+ * "dsmem B" (optional, default 0) is the dynamic shared memory each block is
+ * launched with (rows staged in shared memory); over 48 KB the runtime raises
+ * the kernel's limit first.
  *
  * This header and lib/meta need only libc: the runtime uses them without LLVM. */
 #ifndef SOFTGEN_META_H
@@ -90,6 +93,7 @@ typedef struct sg_meta {
   unsigned cluster;      /* blocks per cluster along x (1 = no cluster) */
   unsigned vector_bytes; /* alignment each tensor base and row stride needs */
   unsigned persistent;   /* 1: launch at most as many blocks as stay resident */
+  unsigned dsmem;        /* dynamic shared memory bytes each block is launched with */
   int ntensors;
   sg_meta_tensor tensors[SG_META_MAX_TENSORS];
   int nargs;

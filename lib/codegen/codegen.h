@@ -43,16 +43,25 @@ LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVM
 /* The identity of kind (-inf for max, 0 for sum), as a scalar. */
 LLVMValueRef sgc_identity(sgc_ctx *cx, sgc_reduce_kind kind);
 
-/* Reduces a row value held as `chunks` vectors of plan->vec f32 (masked
- * elements already replaced by the identity) to the row's scalar, which every
- * thread of the row receives: thread -> wave (xor shuffles) -> block (shared
- * memory and one barrier). */
-LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chunks);
+/* A row value as plan->chunks vectors of plan->vec f32 (masked elements
+ * already replaced by the reduction's identity), built on request: get(env, c)
+ * emits (or returns) chunk c. Registers plans request every chunk first and
+ * reduce them as a tree; staged plans request each chunk just before folding
+ * it in, so that one chunk at a time is live. */
+typedef struct sgc_chunks {
+  LLVMValueRef (*get)(void *env, unsigned c);
+  void *env;
+} sgc_chunks;
 
-/* The online softmax of a row value x (chunks, masked elements -inf): one
- * reduction of (max, sum of exp) pairs over the whole tree. Returns the row's
- * max and sum and e = exp(x - max) in `e` (chunks). */
-void sgc_reduce_row_online(sgc_ctx *cx, LLVMValueRef *x, LLVMValueRef *e, LLVMValueRef *max,
+/* Reduces a row value to the row's scalar, which every thread of the row
+ * receives: thread -> wave (xor shuffles) -> block (shared memory and one
+ * barrier) -> cluster. */
+LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks *x);
+
+/* The online softmax of a row value x (masked elements -inf): one reduction
+ * of (max, sum of exp) pairs over the whole tree. Returns the row's max and
+ * sum and, when e is not NULL, e = exp(x - max) (chunks; registers plans only). */
+void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LLVMValueRef *max,
                            LLVMValueRef *sum);
 
 /* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors. */

@@ -8,7 +8,15 @@
  * Row values ([M, N]) are arrays of <vec x float>; per-row values ([M]) are
  * one float that every thread of the row holds. Loads are never predicated:
  * rows past M and columns past N read a clamped, in-bounds address and the
- * result is replaced by -inf; stores past M or N are skipped. */
+ * result is replaced by -inf; stores past M or N are skipped.
+ * Staged plans (plan->stage) copy each read's vectors to shared memory first
+ * (the target's asynchronous copy; a thread copies exactly the vectors it reads
+ * later, so waiting on its own copies suffices) and do not keep row values
+ * across a reduction: a row value used after one is recomputed from shared
+ * memory (segments below), so registers hold no row between passes.
+ * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows) hold a tile
+ * of `chunks` vectors at a time: each reduction is a loop over the tiles that
+ * re-reads the row (lower_tiled below). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +29,9 @@
 typedef struct lval {
   int is_row;          /* 1: chunks[] hold the row's vectors; 0: scalar */
   LLVMValueRef scalar; /* per-row value */
+  LLVMValueRef recip;  /* a / broadcast(s): 1 / s, splat (per-row) */
   LLVMValueRef *chunks;
+  int *seg;            /* per chunk: segment it was built in, -1 not yet */
 } lval;
 
 typedef struct row_state {
@@ -33,6 +43,9 @@ typedef struct row_state {
   LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
   LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
+  LLVMValueRef stage;             /* staged plans: the shared-memory rows (i8 array) */
+  unsigned stage_base[SGT_MAX_OPS]; /* read ops: byte offset of their rows in `stage` */
+  int cur_seg;                    /* segment: reductions lowered so far */
 } row_state;
 
 static LLVMTypeRef elem_type(sgc_ctx *cx, int tensor) {
@@ -89,57 +102,57 @@ static void load_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef 
   }
 }
 
-/* The read's value: raw vectors widened to f32, -inf past N and past M. */
-static void lower_read(sgc_ctx *cx, row_state *rs, const sgt_op *op, lval *out) {
+/* Shared-memory address of chunk c of this thread's row for read op `op`:
+ * rows of plan->stage_pitch elements; chunk c at its column (a chunk past N
+ * keeps its own slot, holding a copy of column 0). */
+static LLVMValueRef stage_ptr(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsigned c) {
+  LLVMTypeRef et = elem_type(cx, op->tensor);
+  unsigned long long esize = LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
+  LLVMValueRef row = LLVMBuildMul(cx->b, LLVMBuildZExt(cx->b, cx->row_in_block, cx->i64, ""),
+                                  LLVMConstInt(cx->i64, cx->plan->stage_pitch, 0), "");
+  LLVMValueRef el = LLVMBuildAdd(cx->b, row, rs->col[c], "");
+  LLVMValueRef off = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i64, rs->stage_base[op - cx->t->ops], 0),
+                                  LLVMBuildMul(cx->b, el, LLVMConstInt(cx->i64, esize, 0), ""),
+                                  "stage.off");
+  return LLVMBuildGEP2(cx->b, LLVMInt8TypeInContext(cx->ctx), rs->stage, &off, 1, "stage.at");
+}
+
+/* Staged plans: copies this thread's vectors of read op `op` for row `row`
+ * (clamped like load_raw) into shared memory. */
+static void stage_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef row) {
+  const sg_plan *pl = cx->plan;
+  unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
+                                                         elem_type(cx, op->tensor));
+  for (unsigned c = 0; c < rs->nchunks; c++) {
+    LLVMValueRef col = rs->col[c];
+    if (rs->col_valid[c])
+      col = LLVMBuildSelect(cx->b, rs->col_valid[c], col, LLVMConstInt(cx->i64, 0, 0), "col.clamped");
+    cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c), element_ptr(cx, rs, op->tensor, row, col),
+                       bytes);
+  }
+}
+
+/* Chunk c of the read's value: the raw vector widened to f32, -inf past N
+ * and past M. Staged plans re-read it from shared memory. */
+static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsigned c) {
   const sg_plan *pl = cx->plan;
   LLVMTypeRef et = elem_type(cx, op->tensor);
   LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
-  LLVMValueRef *raw = rs->raw[op - cx->t->ops];
-  for (unsigned c = 0; c < rs->nchunks; c++) {
-    LLVMValueRef v = raw[c];
-    if (et != cx->f32)
-      v = LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
-    if (rs->col_valid[c])
-      v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, ninf, "x.masked");
-    out->chunks[c] = v;
+  LLVMValueRef v;
+  if (pl->stage) {
+    unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
+    v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, pl->vec), stage_ptr(cx, rs, op, c), "x.staged");
+    LLVMSetAlignment(v, align);
+  } else {
+    v = rs->raw[op - cx->t->ops][c];
   }
+  if (et != cx->f32)
+    v = LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
+  if (rs->col_valid[c])
+    v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, ninf, "x.masked");
   if (pl->rows_per_block > 1) /* rows past M read row M-1: mask them as well */
-    for (unsigned c = 0; c < rs->nchunks; c++)
-      out->chunks[c] = LLVMBuildSelect(cx->b, rs->row_valid, out->chunks[c], ninf, "");
-}
-
-static void lower_write(sgc_ctx *cx, row_state *rs, const sgt_op *op, const lval *v) {
-  const sg_plan *pl = cx->plan;
-  LLVMTypeRef et = elem_type(cx, op->tensor);
-  unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
-  for (unsigned c = 0; c < rs->nchunks; c++) {
-    LLVMValueRef guard = rs->col_valid[c];
-    if (pl->rows_per_block > 1)
-      guard = guard ? LLVMBuildAnd(cx->b, guard, rs->row_valid, "") : rs->row_valid;
-    LLVMValueRef x = v->is_row ? v->chunks[c] : splat(cx, v->scalar);
-    if (et != cx->f32)
-      x = LLVMBuildFPTrunc(cx->b, x, LLVMVectorType(et, pl->vec), "");
-    LLVMBasicBlockRef join = NULL;
-    if (guard) {
-      LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store");
-      join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store.join");
-      LLVMBuildCondBr(cx->b, guard, st, join);
-      LLVMPositionBuilderAtEnd(cx->b, st);
-    }
-    LLVMValueRef s = LLVMBuildStore(cx->b, x, element_ptr(cx, rs, op->tensor, rs->row, rs->col[c]));
-    LLVMSetAlignment(s, align);
-    if (guard) {
-      LLVMBuildBr(cx->b, join);
-      LLVMPositionBuilderAtEnd(cx->b, join);
-    }
-  }
-}
-
-/* The scalar s when op is broadcast(s), else NULL. */
-static LLVMValueRef broadcast_source(const sgt_op *ops, const lval *vals, int i) {
-  return ops[i].code == SGT_BROADCAST && !vals[ops[i].operands[0]].is_row
-             ? vals[ops[i].operands[0]].scalar
-             : NULL;
+    v = LLVMBuildSelect(cx->b, rs->row_valid, v, ninf, "");
+  return v;
 }
 
 static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b) {
@@ -173,13 +186,99 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
   }
 }
 
-/* Lowers op i into vals[i]. a / broadcast(s) becomes a * (1 / s): one
- * division per row. (exp(a - s) stays exp2((a - s) * log2e): folding it into
- * fma(a, log2e, -s * log2e) overflows when s * log2e exceeds the f32 range.) */
-static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, int i) {
+/* The ops being lowered, for building row chunks on request. */
+typedef struct lowering {
+  sgc_ctx *cx;
+  row_state *rs;
+  const sgt_op *ops;
+  lval *vals;
+} lowering;
+
+/* Chunk c of row value i. Built once (registers plans) or once per segment
+ * (staged plans: a chunk built before the latest reduction is rebuilt from
+ * shared memory rather than kept in registers across it). (exp(a - s) stays
+ * exp2((a - s) * log2e): folding it into fma(a, log2e, -s * log2e) overflows
+ * when s * log2e exceeds the f32 range.) */
+static LLVMValueRef row_chunk(const lowering *lw, int i, unsigned c) {
+  sgc_ctx *cx = lw->cx;
+  lval *v = &lw->vals[i];
+  if (v->seg[c] >= 0 && (v->seg[c] == lw->rs->cur_seg || !cx->plan->stage))
+    return v->chunks[c];
+  const sgt_op *op = &lw->ops[i];
+  const lval *a = op->operands[0] >= 0 ? &lw->vals[op->operands[0]] : NULL;
+  LLVMValueRef r;
+  if (op->code == SGT_READ)
+    r = read_chunk(cx, lw->rs, op, c);
+  else if (op->code == SGT_BROADCAST)
+    r = a->is_row ? row_chunk(lw, op->operands[0], c) : splat(cx, a->scalar);
+  else if (v->recip)
+    r = LLVMBuildFMul(cx->b, row_chunk(lw, op->operands[0], c), v->recip, "");
+  else
+    r = elementwise(cx, op->code, row_chunk(lw, op->operands[0], c),
+                    op->operands[1] >= 0 ? row_chunk(lw, op->operands[1], c) : NULL);
+  v->chunks[c] = r;
+  v->seg[c] = lw->rs->cur_seg;
+  return r;
+}
+
+/* A reduction's input: chunk c of a row value, masked with `fill` past N. */
+typedef struct masked_src {
+  const lowering *lw;
+  int op;
+  LLVMValueRef fill; /* splat identity */
+} masked_src;
+
+static LLVMValueRef masked_chunk(void *env, unsigned c) {
+  const masked_src *m = env;
+  LLVMValueRef v = row_chunk(m->lw, m->op, c), ok = m->lw->rs->col_valid[c];
+  return ok ? LLVMBuildSelect(m->lw->cx->b, ok, v, m->fill, "") : v;
+}
+
+static void lower_write(const lowering *lw, const sgt_op *op) {
+  sgc_ctx *cx = lw->cx;
+  row_state *rs = lw->rs;
   const sg_plan *pl = cx->plan;
-  const sgt_op *op = &ops[i];
-  lval *out = &vals[i];
+  const lval *v = &lw->vals[op->operands[0]];
+  LLVMTypeRef et = elem_type(cx, op->tensor);
+  unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
+  for (unsigned c = 0; c < rs->nchunks; c++) {
+    LLVMValueRef guard = rs->col_valid[c];
+    if (pl->rows_per_block > 1)
+      guard = guard ? LLVMBuildAnd(cx->b, guard, rs->row_valid, "") : rs->row_valid;
+    LLVMValueRef x = v->is_row ? row_chunk(lw, op->operands[0], c) : splat(cx, v->scalar);
+    if (et != cx->f32)
+      x = LLVMBuildFPTrunc(cx->b, x, LLVMVectorType(et, pl->vec), "");
+    LLVMBasicBlockRef join = NULL;
+    if (guard) {
+      LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store");
+      join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store.join");
+      LLVMBuildCondBr(cx->b, guard, st, join);
+      LLVMPositionBuilderAtEnd(cx->b, st);
+    }
+    LLVMValueRef s = LLVMBuildStore(cx->b, x, element_ptr(cx, rs, op->tensor, rs->row, rs->col[c]));
+    LLVMSetAlignment(s, align);
+    if (guard) {
+      LLVMBuildBr(cx->b, join);
+      LLVMPositionBuilderAtEnd(cx->b, join);
+    }
+  }
+}
+
+/* The scalar s when op i is broadcast(s), else NULL. */
+static LLVMValueRef ops_broadcast_scalar(const lowering *lw, int i) {
+  const lval *src = &lw->vals[lw->ops[i].operands[0]];
+  return lw->ops[i].code == SGT_BROADCAST && !src->is_row ? src->scalar : NULL;
+}
+
+/* Lowers op i at its place in the op list. Row values are built here for
+ * registers plans and on first use for staged ones (row_chunk); a /
+ * broadcast(s) becomes a * (1 / s): one division per row. */
+static void lower_op(const lowering *lw, int i) {
+  sgc_ctx *cx = lw->cx;
+  row_state *rs = lw->rs;
+  const sg_plan *pl = cx->plan;
+  const sgt_op *op = &lw->ops[i];
+  lval *out = &lw->vals[i], *vals = lw->vals;
   const lval *a = op->operands[0] >= 0 ? &vals[op->operands[0]] : NULL;
   const lval *bv = op->operands[1] >= 0 ? &vals[op->operands[1]] : NULL;
   out->is_row = op->shape.ndims == 2;
@@ -187,41 +286,36 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
     return;
   int exp_op, sum_op;
   if (pl->online && sgt_online_chain(cx->t, i, &exp_op, &sum_op)) {
-    /* max, exp(a - max) and sum in one online reduction */
-    LLVMValueRef masked[64], ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
-    for (unsigned c = 0; c < rs->nchunks; c++)
-      masked[c] = rs->col_valid[c] ? LLVMBuildSelect(cx->b, rs->col_valid[c], a->chunks[c], ninf, "")
-                                   : a->chunks[c];
-    vals[exp_op].is_row = 1;
-    sgc_reduce_row_online(cx, masked, vals[exp_op].chunks, &out->scalar, &vals[sum_op].scalar);
+    /* max, exp(a - max) and sum in one online reduction; staged plans
+     * rebuild exp(a - max) where it is used next */
+    masked_src src = {lw, op->operands[0], splat(cx, LLVMConstReal(cx->f32, -INFINITY))};
+    sgc_chunks x = {masked_chunk, &src};
+    sgc_reduce_row_online(cx, &x, pl->stage ? NULL : vals[exp_op].chunks, &out->scalar,
+                          &vals[sum_op].scalar);
     vals[sum_op].is_row = 0;
-    rs->done[exp_op] = rs->done[sum_op] = 1;
+    rs->done[sum_op] = 1;
+    if (!pl->stage) {
+      vals[exp_op].is_row = 1;
+      for (unsigned c = 0; c < pl->chunks; c++)
+        vals[exp_op].seg[c] = rs->cur_seg + 1;
+      rs->done[exp_op] = 1;
+    }
+    rs->cur_seg++;
     return;
   }
   switch (op->code) {
-  case SGT_READ:
-    lower_read(cx, rs, op, out);
-    return;
   case SGT_WRITE:
-    lower_write(cx, rs, op, a);
+    lower_write(lw, op);
     return;
   case SGT_MAX:
   case SGT_SUM: {
     sgc_reduce_kind kind = op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM;
-    LLVMValueRef masked[64], id = splat(cx, sgc_identity(cx, kind));
-    for (unsigned c = 0; c < rs->nchunks; c++)
-      masked[c] = rs->col_valid[c] ? LLVMBuildSelect(cx->b, rs->col_valid[c], a->chunks[c], id, "")
-                                   : a->chunks[c];
-    out->scalar = sgc_reduce_row(cx, kind, masked);
+    masked_src src = {lw, op->operands[0], splat(cx, sgc_identity(cx, kind))};
+    sgc_chunks x = {masked_chunk, &src};
+    out->scalar = sgc_reduce_row(cx, kind, &x);
+    rs->cur_seg++;
     return;
   }
-  case SGT_BROADCAST:
-    if (a->is_row)
-      memcpy(out->chunks, a->chunks, sizeof(LLVMValueRef) * rs->nchunks);
-    else
-      for (unsigned c = 0; c < rs->nchunks; c++)
-        out->chunks[c] = splat(cx, a->scalar);
-    return;
   default:
     break;
   }
@@ -229,16 +323,12 @@ static void lower_op(sgc_ctx *cx, row_state *rs, const sgt_op *ops, lval *vals, 
     out->scalar = elementwise(cx, op->code, a->scalar, bv ? bv->scalar : NULL);
     return;
   }
-  LLVMValueRef s = NULL, recip = NULL;
-  if (op->code == SGT_DIV && (s = broadcast_source(ops, vals, op->operands[1])))
-    recip = splat(cx, LLVMBuildFDiv(cx->b, LLVMConstReal(cx->f32, 1.0), s, "recip"));
-  for (unsigned c = 0; c < rs->nchunks; c++) {
-    if (recip) {
-      out->chunks[c] = LLVMBuildFMul(cx->b, a->chunks[c], recip, "");
-    } else {
-      out->chunks[c] = elementwise(cx, op->code, a->chunks[c], bv ? bv->chunks[c] : NULL);
-    }
-  }
+  if (op->code == SGT_DIV && ops_broadcast_scalar(lw, op->operands[1]))
+    out->recip = splat(cx, LLVMBuildFDiv(cx->b, LLVMConstReal(cx->f32, 1.0),
+                                         ops_broadcast_scalar(lw, op->operands[1]), "recip"));
+  if (!pl->stage && pl->row_tiles <= 1) /* tiled rows build chunks in each tile's pass */
+    for (unsigned c = 0; c < pl->chunks; c++)
+      row_chunk(lw, i, c);
 }
 
 /* Fills the launch metadata of the plan's kernel (softgen/meta.h). */
@@ -256,6 +346,7 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
   m->cluster = pl->cluster;
   m->vector_bytes = pl->vec_bytes;
   m->persistent = (unsigned)pl->prefetch;
+  m->dsmem = pl->stage_bytes;
   m->ntensors = t->ntensors;
   for (int i = 0; i < t->ntensors; i++) {
     snprintf(m->tensors[i].name, sizeof m->tensors[i].name, "%s", t->tensors[i].name);
@@ -349,40 +440,41 @@ static void chunk_columns(sgc_ctx *cx, row_state *rs, LLVMValueRef base, unsigne
 /* Rows in tiles (plan->row_tiles > 1: longer than the register budget). A
  * tile is pl->chunks vectors per thread. Each reduction is one pass over the
  * row: a loop over the full tiles, then the partial tail tile, each loading
- * the row afresh and recomputing the row values that precede the reduction,
- * and accumulating per-chunk partials that sgc_reduce_row then reduces over
- * chunks and threads. The writes are one last pass of the same kind. */
+ * the row afresh and building the row values it needs (row_chunk, its memo
+ * cleared per tile), and accumulating per-chunk partials that sgc_reduce_row
+ * then reduces over chunks and threads. The writes are one last pass of the
+ * same kind. */
 typedef struct tile_pass {
   int target;           /* the reduction op, or -1: the pass of the writes */
   sgc_reduce_kind kind;
   LLVMValueRef acc[64]; /* per-chunk partials (reductions) */
 } tile_pass;
 
-static void lower_tile(sgc_ctx *cx, row_state *rs, lval *vals, LLVMValueRef base,
-                       unsigned nchunks, uint64_t limit, tile_pass *tp) {
+static void lower_tile(const lowering *lw, LLVMValueRef base, unsigned nchunks, uint64_t limit,
+                       tile_pass *tp) {
+  sgc_ctx *cx = lw->cx;
+  row_state *rs = lw->rs;
   const sg_template *t = cx->t;
   chunk_columns(cx, rs, base, nchunks, limit);
-  int end = tp->target >= 0 ? tp->target : t->nops;
-  for (int i = 0; i < end; i++) {
-    const sgt_op *op = &t->ops[i];
-    if (op->code == SGT_READ)
-      load_raw(cx, rs, op, rs->row_clamped, rs->raw[i]);
-    if (op->shape.ndims == 2 || (tp->target < 0 && op->code == SGT_WRITE))
-      lower_op(cx, rs, t->ops, vals, i);
+  for (int i = 0; i < t->nops; i++) {
+    for (unsigned c = 0; c < cx->plan->chunks; c++) /* values of another tile: not these */
+      lw->vals[i].seg[c] = -1;
+    if (t->ops[i].code == SGT_READ) /* loads no chunk uses are dead code */
+      load_raw(cx, rs, &t->ops[i], rs->row_clamped, rs->raw[i]);
   }
-  if (tp->target < 0)
+  if (tp->target < 0) {
+    for (int i = 0; i < t->nops; i++)
+      if (t->ops[i].code == SGT_WRITE)
+        lower_write(lw, &t->ops[i]);
     return;
-  const lval *a = &vals[t->ops[tp->target].operands[0]];
-  LLVMValueRef id = splat(cx, sgc_identity(cx, tp->kind));
-  for (unsigned c = 0; c < nchunks; c++) {
-    LLVMValueRef v = a->chunks[c];
-    if (rs->col_valid[c])
-      v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, id, "");
-    tp->acc[c] = sgc_combine(cx, tp->kind, tp->acc[c], v);
   }
+  masked_src src = {lw, t->ops[tp->target].operands[0], splat(cx, sgc_identity(cx, tp->kind))};
+  for (unsigned c = 0; c < nchunks; c++)
+    tp->acc[c] = sgc_combine(cx, tp->kind, tp->acc[c], masked_chunk(&src, c));
 }
 
-static void tile_pass_emit(sgc_ctx *cx, row_state *rs, lval *vals, tile_pass *tp) {
+static void tile_pass_emit(const lowering *lw, tile_pass *tp) {
+  sgc_ctx *cx = lw->cx;
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
   uint64_t per_chunk = (uint64_t)pl->threads_per_row * pl->vec;
@@ -401,7 +493,7 @@ static void tile_pass_emit(sgc_ctx *cx, row_state *rs, lval *vals, tile_pass *tp
     for (unsigned c = 0; init && c < pl->chunks; c++)
       tp->acc[c] = phis[c] = LLVMBuildPhi(b, LLVMTypeOf(init), "tile.acc");
     LLVMValueRef base = LLVMBuildMul(b, ti, LLVMConstInt(cx->i64, tile_cols, 0), "tile.start");
-    lower_tile(cx, rs, vals, base, pl->chunks, tile_cols, tp);
+    lower_tile(lw, base, pl->chunks, tile_cols, tp);
     LLVMValueRef next = LLVMBuildAdd(b, ti, LLVMConstInt(cx->i64, 1, 0), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(cx->i64, full, 0), ""),
@@ -416,28 +508,35 @@ static void tile_pass_emit(sgc_ctx *cx, row_state *rs, lval *vals, tile_pass *tp
     LLVMPositionBuilderAtEnd(b, done);
   }
   if (rest)
-    lower_tile(cx, rs, vals, LLVMConstInt(cx->i64, full * tile_cols, 0),
+    lower_tile(lw, LLVMConstInt(cx->i64, full * tile_cols, 0),
                (unsigned)((rest + per_chunk - 1) / per_chunk), rest, tp);
 }
 
-/* The ops of a tiled row: per-row values in op order (a reduction is a pass
- * over the row), then the pass of the writes. */
-static void lower_tiled(sgc_ctx *cx, row_state *rs, lval *vals) {
+/* Chunk c of a pass's accumulated partials (every chunk of a tile). */
+static LLVMValueRef tile_acc_chunk(void *env, unsigned c) { return ((tile_pass *)env)->acc[c]; }
+
+/* The ops of a tiled row in op order: a reduction is a pass over the row, a
+ * per-row value or a row value's reciprocal is computed once, row values are
+ * built in each tile where they are used; then the pass of the writes. */
+static void lower_tiled(const lowering *lw) {
+  sgc_ctx *cx = lw->cx;
   const sg_template *t = cx->t;
   for (int i = 0; i < t->nops; i++) {
     const sgt_op *op = &t->ops[i];
     if (sgt_opcode_is_reduction(op->code)) {
       tile_pass tp = {i, op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM, {0}};
-      tile_pass_emit(cx, rs, vals, &tp);
-      rs->nchunks = cx->plan->chunks;
-      vals[i].is_row = 0;
-      vals[i].scalar = sgc_reduce_row(cx, tp.kind, tp.acc);
-    } else if (op->shape.ndims == 1) {
-      lower_op(cx, rs, t->ops, vals, i);
+      tile_pass_emit(lw, &tp);
+      lw->rs->nchunks = cx->plan->chunks;
+      sgc_chunks x = {tile_acc_chunk, &tp};
+      lw->vals[i].is_row = 0;
+      lw->vals[i].scalar = sgc_reduce_row(cx, tp.kind, &x);
+      lw->rs->cur_seg++;
+    } else if (op->code != SGT_WRITE) {
+      lower_op(lw, i); /* builds no chunk for tiled rows */
     }
   }
   tile_pass tp = {-1, SGC_REDUCE_SUM, {0}};
-  tile_pass_emit(cx, rs, vals, &tp);
+  tile_pass_emit(lw, &tp);
 }
 
 static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
@@ -452,12 +551,27 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     LLVMSetLinkage(cx->smem, LLVMInternalLinkage);
     LLVMSetAlignment(cx->smem, 16);
   }
+  row_state rs;
+  memset(&rs, 0, sizeof rs);
+  if (pl->stage) { /* dynamic shared memory: its size is the launch's (meta dsmem) */
+    LLVMTypeRef at = LLVMArrayType2(LLVMInt8TypeInContext(cx->ctx), 0);
+    rs.stage = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_stage", cx->tg->shared_as);
+    LLVMSetLinkage(rs.stage, LLVMExternalLinkage);
+    LLVMSetAlignment(rs.stage, 16);
+    unsigned base = 0;
+    for (int i = 0; i < t->nops; i++)
+      if (t->ops[i].code == SGT_READ) {
+        rs.stage_base[i] = base;
+        base += pl->rows_per_block * pl->stage_pitch *
+                (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
+                                            elem_type(cx, t->ops[i].tensor));
+      }
+  }
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "entry");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "rows");
   LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "exit");
   LLVMPositionBuilderAtEnd(b, entry);
 
-  row_state rs;
   LLVMValueRef col[64], col_valid[64], ptrs[SGT_MAX_TENSORS], strides[SGT_MAX_TENSORS];
   rs.col = col;
   rs.col_valid = col_valid;
@@ -480,7 +594,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
   cx->row_in_block = LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
   cx->lane_in_row = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
-  if (pl->row_tiles <= 1)
+  if (pl->row_tiles <= 1) /* tiled rows: per tile (lower_tile) */
     chunk_columns(cx, &rs, NULL, pl->chunks, (uint64_t)pl->tile_n);
   LLVMValueRef R = LLVMConstInt(cx->i64, pl->rows_per_block, 0);
   LLVMValueRef nblocks = LLVMBuildUDiv(
@@ -514,9 +628,11 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       read_ops[nreads++] = i;
   LLVMValueRef *raw_store = calloc((size_t)3 * t->nops * pl->chunks + 1, sizeof *raw_store);
   LLVMValueRef *store = calloc((size_t)t->nops * pl->chunks + 1, sizeof *store);
-  if (!raw_store || !store) {
+  int *segs = calloc((size_t)t->nops * pl->chunks + 1, sizeof *segs);
+  if (!raw_store || !store || !segs) {
     free(raw_store);
     free(store);
+    free(segs);
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   }
   LLVMValueRef *raw_first = raw_store, *raw_next = raw_store + (size_t)t->nops * pl->chunks;
@@ -554,24 +670,34 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
+  } else if (pl->stage) {
+    for (unsigned r = 0; r < nreads; r++)
+      stage_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped);
+    cx->tg->stage_wait(cx);
   } else if (pl->row_tiles <= 1) { /* tiled rows load in each pass */
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);
   }
-  for (unsigned r = 0; r < nreads; r++)
+  for (unsigned r = 0; r < nreads && !pl->stage; r++)
     rs.raw[read_ops[r]] = raw_cur + r * pl->chunks;
 
   lval vals[SGT_MAX_OPS];
   cx->next_slot = 0;
   memset(rs.done, 0, sizeof rs.done);
-  for (int i = 0; i < t->nops; i++)
-    vals[i].chunks = store + (size_t)i * pl->chunks;
+  rs.cur_seg = 0;
+  for (int i = 0; i < t->nops; i++) {
+    vals[i] = (lval){0, NULL, NULL, store + (size_t)i * pl->chunks, segs + (size_t)i * pl->chunks};
+    for (unsigned c = 0; c < pl->chunks; c++)
+      vals[i].seg[c] = -1;
+  }
+  lowering lw = {cx, &rs, t->ops, vals};
   if (pl->row_tiles > 1)
-    lower_tiled(cx, &rs, vals);
+    lower_tiled(&lw);
   else
     for (int i = 0; i < t->nops; i++)
-      lower_op(cx, &rs, t->ops, vals, i);
+      lower_op(&lw, i);
   free(store);
+  free(segs);
   LLVMValueRef next_iteration = LLVMBuildAdd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
   LLVMBuildCondBr(b, more, body, exit);

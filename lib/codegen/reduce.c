@@ -226,56 +226,92 @@ static partial across_threads(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   return acc;
 }
 
-LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef *chunks) {
-  const sg_plan *pl = cx->plan;
-  LLVMValueRef vals[64];
-  for (unsigned i = 0; i < pl->chunks; i++)
-    vals[i] = chunks[i];
-  LLVMValueRef v = tree1(cx, kind, vals, pl->chunks); /* chunks -> one vector */
-  for (unsigned i = 0; i < pl->vec; i++)
+/* Horizontal reduction of one vector to a scalar (tree over its elements). */
+static LLVMValueRef across_vector(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef v) {
+  LLVMValueRef vals[SGC_MAX_VEC];
+  for (unsigned i = 0; i < cx->plan->vec; i++)
     vals[i] = LLVMBuildExtractElement(cx->b, v, LLVMConstInt(cx->i32, i, 0), "");
-  partial acc = {{tree1(cx, kind, vals, pl->vec), NULL}};
+  return tree1(cx, kind, vals, cx->plan->vec);
+}
+
+/* The thread's partial of a row value: every chunk, then a tree (registers),
+ * or each chunk folded in as it is built (staged). */
+static LLVMValueRef thread_partial(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks *x) {
+  const sg_plan *pl = cx->plan;
+  if (pl->stage) {
+    LLVMValueRef acc = x->get(x->env, 0);
+    for (unsigned c = 1; c < pl->chunks; c++)
+      acc = sgc_combine(cx, kind, acc, x->get(x->env, c));
+    return across_vector(cx, kind, acc);
+  }
+  LLVMValueRef vals[64];
+  for (unsigned c = 0; c < pl->chunks; c++)
+    vals[c] = x->get(x->env, c);
+  return across_vector(cx, kind, tree1(cx, kind, vals, pl->chunks)); /* chunks -> one vector */
+}
+
+LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks *x) {
+  partial acc = {{thread_partial(cx, kind, x), NULL}};
   return across_threads(cx, kind, acc).v[0];
 }
 
-void sgc_reduce_row_online(sgc_ctx *cx, LLVMValueRef *x, LLVMValueRef *e, LLVMValueRef *max,
+static LLVMValueRef splat_f32(sgc_ctx *cx, LLVMValueRef scalar) {
+  LLVMValueRef zeros[SGC_MAX_VEC];
+  for (unsigned i = 0; i < cx->plan->vec; i++)
+    zeros[i] = LLVMConstInt(cx->i32, 0, 0);
+  LLVMTypeRef vt = LLVMVectorType(cx->f32, cx->plan->vec);
+  return LLVMBuildShuffleVector(
+      cx->b, LLVMBuildInsertElement(cx->b, LLVMGetPoison(vt), scalar, LLVMConstInt(cx->i32, 0, 0), ""),
+      LLVMGetPoison(vt), LLVMConstVector(zeros, cx->plan->vec), "");
+}
+
+/* What a thread subtracts before exp: its max, or 0 when that is -inf (all
+ * its values masked: the exps are then 0). */
+static LLVMValueRef exp_shift(sgc_ctx *cx, LLVMValueRef m) {
+  LLVMValueRef ninf = LLVMConstReal(cx->f32, -INFINITY);
+  return LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, m, ninf, ""),
+                         LLVMConstReal(cx->f32, 0.0), m, "");
+}
+
+void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LLVMValueRef *max,
                            LLVMValueRef *sum) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
-  LLVMValueRef vals[64];
-  for (unsigned i = 0; i < pl->chunks; i++)
-    vals[i] = x[i];
-  LLVMValueRef v = tree1(cx, SGC_REDUCE_MAX, vals, pl->chunks);
-  for (unsigned i = 0; i < pl->vec; i++)
-    vals[i] = LLVMBuildExtractElement(b, v, LLVMConstInt(cx->i32, i, 0), "");
-  LLVMValueRef mt = tree1(cx, SGC_REDUCE_MAX, vals, pl->vec); /* the thread's max */
-  /* a thread whose values are all -inf (masked columns) subtracts 0: its exps are 0 */
-  LLVMValueRef ninf = LLVMConstReal(cx->f32, -INFINITY);
-  LLVMValueRef shift = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, mt, ninf, ""),
-                                       LLVMConstReal(cx->f32, 0.0), mt, "");
-  LLVMValueRef splat_elems[SGC_MAX_VEC];
-  for (unsigned i = 0; i < pl->vec; i++)
-    splat_elems[i] = LLVMConstInt(cx->i32, 0, 0);
-  LLVMTypeRef vt = LLVMVectorType(cx->f32, pl->vec);
-  LLVMValueRef sv = LLVMBuildShuffleVector(
-      b, LLVMBuildInsertElement(b, LLVMGetPoison(vt), shift, LLVMConstInt(cx->i32, 0, 0), ""),
-      LLVMGetPoison(vt), LLVMConstVector(splat_elems, pl->vec), "");
-  for (unsigned c = 0; c < pl->chunks; c++) {
-    e[c] = sgc_exp(cx, LLVMBuildFSub(b, x[c], sv, ""));
-    vals[c] = e[c];
+  LLVMValueRef mt, st;
+  if (pl->stage) { /* a running (max, sum) pair, one chunk at a time */
+    mt = LLVMConstReal(cx->f32, -INFINITY);
+    st = LLVMConstReal(cx->f32, 0.0);
+    for (unsigned c = 0; c < pl->chunks; c++) {
+      LLVMValueRef v = x->get(x->env, c);
+      LLVMValueRef mn = vmax(cx, mt, across_vector(cx, SGC_REDUCE_MAX, v));
+      LLVMValueRef ec = sgc_exp(cx, LLVMBuildFSub(b, v, splat_f32(cx, exp_shift(cx, mn)), ""));
+      LLVMValueRef se = across_vector(cx, SGC_REDUCE_SUM, ec);
+      st = c == 0 ? se
+                  : LLVMBuildFAdd(b, LLVMBuildFMul(b, st, sgc_rescale(cx, mt, mn), ""), se, "");
+      mt = mn;
+    }
+  } else {
+    LLVMValueRef xs[64], vals[64];
+    for (unsigned c = 0; c < pl->chunks; c++)
+      xs[c] = x->get(x->env, c);
+    for (unsigned c = 0; c < pl->chunks; c++)
+      vals[c] = xs[c];
+    mt = across_vector(cx, SGC_REDUCE_MAX, tree1(cx, SGC_REDUCE_MAX, vals, pl->chunks));
+    LLVMValueRef sv = splat_f32(cx, exp_shift(cx, mt));
+    for (unsigned c = 0; c < pl->chunks; c++) {
+      e[c] = sgc_exp(cx, LLVMBuildFSub(b, xs[c], sv, ""));
+      vals[c] = e[c];
+    }
+    st = across_vector(cx, SGC_REDUCE_SUM, tree1(cx, SGC_REDUCE_SUM, vals, pl->chunks));
   }
-  v = tree1(cx, SGC_REDUCE_SUM, vals, pl->chunks);
-  for (unsigned i = 0; i < pl->vec; i++)
-    vals[i] = LLVMBuildExtractElement(b, v, LLVMConstInt(cx->i32, i, 0), "");
-  partial acc = {{mt, tree1(cx, SGC_REDUCE_SUM, vals, pl->vec)}};
+  partial acc = {{mt, st}};
   acc = across_threads(cx, SGC_REDUCE_ONLINE, acc);
   *max = acc.v[0];
   *sum = acc.v[1];
+  if (!e || pl->stage)
+    return;
   /* the thread's exps were relative to its own max: rescale to the row's */
-  LLVMValueRef r = sgc_rescale(cx, mt, acc.v[0]); /* 0 for an all -inf thread */
-  LLVMValueRef rv = LLVMBuildShuffleVector(
-      b, LLVMBuildInsertElement(b, LLVMGetPoison(vt), r, LLVMConstInt(cx->i32, 0, 0), ""),
-      LLVMGetPoison(vt), LLVMConstVector(splat_elems, pl->vec), "");
+  LLVMValueRef rv = splat_f32(cx, sgc_rescale(cx, mt, acc.v[0])); /* 0 for an all -inf thread */
   for (unsigned c = 0; c < pl->chunks; c++)
     e[c] = LLVMBuildFMul(b, e[c], rv, "");
 }

@@ -38,6 +38,7 @@ struct sg_constraints {
   sgc_tile wave[SGC_MAX_DIMS];
   unsigned rows_in_flight; /* PipelineConstraint: 0 not given, 1 or 2 */
   int online;              /* PipelineConstraint: 0 not given, 1 off, 2 on */
+  int staging;             /* PipelineConstraint: 0 not given, 1 registers, 2 shared memory */
   sgc_loc pipeline_loc;
 };
 
@@ -77,8 +78,13 @@ struct sg_plan {
   unsigned passes;          /* reductions through the tree: nreductions less fused chains */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
   int prefetch;             /* 1: load row block i+1 while computing i (persistent grid) */
+  int stage;                /* 1: rows copied to shared memory once, re-read by each pass */
+  unsigned stage_pitch;     /* elements a staged row occupies: chunks x threads_per_row x vec */
+  unsigned stage_bytes;     /* dynamic shared memory of the staged rows (0 when not staged) */
+  unsigned blocks_per_sm;   /* staged: blocks the shared memory lets a multiprocessor hold,
+                               asked of the register allocator (0: no request) */
   struct {
-    int wave, waves, rows, vec, cluster, prefetch, online;
+    int wave, waves, rows, vec, cluster, prefetch, online, stage;
   } chosen;                 /* 1 where auto-configuration chose the value */
 };
 

@@ -9,7 +9,7 @@
  * Positional order is Wave's: HardwareConstraint(threads_per_wave,
  * waves_per_block, vector_shapes), WorkgroupConstraint(dim, tile, grid_axis),
  * WaveConstraint(dim, tile), and softgen's own PipelineConstraint(rows_in_flight,
- * online).
+ * online, staging).
  * A tile written as a dim name means the whole dim. */
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +152,7 @@ static const char *const params[K_COUNT][3] = {
     {"threads_per_wave", "waves_per_block", "vector_shapes"},
     {"dim", "tile", "grid_axis"},
     {"dim", "tile", NULL},
-    {"rows_in_flight", "online", NULL}};
+    {"rows_in_flight", "online", "staging"}};
 
 static void set_loc(sgc_loc *loc, const char *file, int line, int col) {
   snprintf(loc->file, sizeof loc->file, "%s", file);
@@ -167,6 +167,14 @@ static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constr
 #define WANT(kd, what)                                                                   \
   if (v->kind != kd)                                                                     \
     return ERR_AT(ps, v->line, v->col, "%s: %s must be %s", kind_names[k], pname, what);
+  if (k == K_PIPELINE && slot == 2) {
+    WANT(V_INT, "0 or 1");
+    if (v->i > 1)
+      return ERR_AT(ps, v->line, v->col, "PipelineConstraint: staging must be 0 (rows held in "
+                    "registers) or 1 (rows copied to shared memory and re-read each pass)");
+    c->staging = (int)v->i + 1;
+    return SG_OK;
+  }
   if (k == K_PIPELINE && slot == 1) {
     WANT(V_INT, "0 or 1");
     if (v->i > 1)
@@ -261,13 +269,13 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   sgc_tile tile;
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
-  int nslots = k == K_WAVE || k == K_PIPELINE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
+  int nslots = k == K_WAVE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
   value tile_name; /* a tile written as a name, e.g. tile=N before dim=N */
   tile_name.kind = V_INT;
   if (k == K_HW && c->has_hw)
     return ERR_AT(ps, line, col, "HardwareConstraint given twice (first at %s:%d:%d)",
                   c->hw_loc.file, c->hw_loc.line, c->hw_loc.col);
-  if (k == K_PIPELINE && (c->rows_in_flight || c->online))
+  if (k == K_PIPELINE && (c->rows_in_flight || c->online || c->staging))
     return ERR_AT(ps, line, col, "PipelineConstraint given twice (first at %s:%d:%d)",
                   c->pipeline_loc.file, c->pipeline_loc.line, c->pipeline_loc.col);
   while (!sgl_is_punct(&ps->lx, ')')) {
@@ -313,8 +321,8 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     return SG_OK;
   }
   if (k == K_PIPELINE) {
-    if (!seen[0] && !seen[1])
-      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight or online");
+    if (!seen[0] && !seen[1] && !seen[2])
+      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight, online or staging");
     set_loc(&c->pipeline_loc, ps->file, line, col);
     return SG_OK;
   }

@@ -25,6 +25,7 @@ typedef struct resolver {
   sg_diag_at(r->diag, SG_ERR_CONSTRAINT, (loc).file, (loc).line, (loc).col, __VA_ARGS__)
 
 static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+static unsigned max_u(unsigned a, unsigned b) { return a > b ? a : b; }
 static unsigned pow2_floor(uint64_t x) {
   unsigned p = 1;
   while ((uint64_t)p * 2 <= x && p < (1u << 30))
@@ -130,6 +131,71 @@ static unsigned choose_block_threads(unsigned threads_per_row, unsigned wave) {
   return b < wave ? wave : b;
 }
 
+/* Bytes of input an element of the row costs: one element of each read. */
+static unsigned read_bytes(const resolver *r) {
+  unsigned b = 0;
+  for (int i = 0; i < r->t->nops; i++)
+    if (r->t->ops[i].code == SGT_READ) {
+      const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
+      b += sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
+    }
+  return b;
+}
+
+/* Staging (PipelineConstraint(staging)): the row block is copied to shared
+ * memory with asynchronous copies and each pass re-reads it there, so that no
+ * row value lives in registers across a reduction and several row blocks stay
+ * resident per multiprocessor, their loads overlapping each other's
+ * reductions. Auto-configuration stages rows longer than AUTO_STAGE_ELEMS
+ * (what 512 threads of AUTO_ELEMS_PER_THREAD registers hold: beyond it the
+ * registers plan needs 1024-thread blocks, one resident per multiprocessor,
+ * measured 0.85-0.87 of copy on an H100 against 0.97-0.99 staged) where the
+ * target can and a workgroup's share fits its shared memory; a staged workgroup holds at most
+ * STAGE_BLOCK_BYTES of its rows (longer rows are split over a cluster), with
+ * STAGE_ACCESSES vector copies per thread; a pass unrolls at most
+ * STAGE_MAX_CHUNKS vectors per thread. */
+#define AUTO_STAGE_ELEMS (512 * AUTO_ELEMS_PER_THREAD)
+#define STAGE_BLOCK_BYTES (64 * 1024)
+#define STAGE_ACCESSES 8
+#define STAGE_MAX_CHUNKS 64
+static sg_status choose_staging(resolver *r, int64_t n) {
+  sg_plan *pl = r->plan;
+  const sg_target_info *tg = pl->target;
+  int can = tg->stage_copy != NULL, narrow = 0;
+  for (int i = 0; i < r->t->nops; i++) /* each read's vector is one 4, 8 or 16-byte copy */
+    if (r->t->ops[i].code == SGT_READ) {
+      const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
+      narrow |= pl->vec * sg_dtype_size(e->generic ? r->p->dtype : e->fixed) < 4;
+    }
+  if (r->c->staging) {
+    pl->stage = r->c->staging == 2;
+    if (pl->stage && !can)
+      return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint(staging=1): %s has no "
+                       "asynchronous copies to shared memory to stage rows with", tg->name);
+    if (pl->stage && narrow)
+      return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint(staging=1): vectors of %u "
+                       "elements are under the 4 bytes an asynchronous copy moves (N = %lld "
+                       "allows no wider vector)", pl->vec, (long long)n);
+    if (pl->stage && r->c->rows_in_flight == 2)
+      return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint: staging=1 and rows_in_flight=2 "
+                       "cannot be combined (staged rows are not prefetched)");
+    return SG_OK;
+  }
+  /* the most a workgroup would hold: the row over the largest cluster, if any
+   * (a few KB stay for the reduction buffers) */
+  uint64_t row = (uint64_t)n * read_bytes(r);
+  uint64_t share = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch)
+                       ? row / max_u(tg->max_cluster, tg->max_cluster_staged) : row;
+  pl->stage = can && !narrow && r->c->rows_in_flight != 2 && n > AUTO_STAGE_ELEMS &&
+              share + 8192 <= tg->stage_smem(pl->arch);
+  pl->chosen.stage = 1;
+  return SG_OK;
+}
+static unsigned choose_staged_threads(uint64_t vectors, unsigned max_threads) {
+  unsigned t = pow2_floor(vectors / STAGE_ACCESSES ? vectors / STAGE_ACCESSES : 1);
+  return t > max_threads ? max_threads : t;
+}
+
 /* Workgroups per row (a thread-block cluster): WorkgroupConstraint(N, tile)
  * with tile < N asks for N / tile; otherwise auto-configuration takes the
  * fewest that keep a thread's share of the row within AUTO_ELEMS_PER_THREAD
@@ -151,10 +217,13 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
                                  "%lld workgroups needs thread-block clusters, which %s %s lacks "
                                  "(NVIDIA sm_90 and later have them)", N, (long long)tile,
                                  (long long)count, tg->name, pl->arch);
-    else if (!is_pow2((uint64_t)count) || (uint64_t)count > tg->max_cluster)
+    else if (!is_pow2((uint64_t)count) ||
+             (uint64_t)count > (pl->stage ? max_u(tg->max_cluster, tg->max_cluster_staged)
+                                          : tg->max_cluster))
       r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): %lld workgroups per "
-                                 "row; a cluster must be a power of two up to %u", N,
-                                 (long long)tile, (long long)count, tg->max_cluster);
+                                 "row; a cluster must be a power of two up to %u (%u with rows "
+                                 "staged in shared memory)", N, (long long)tile, (long long)count,
+                                 tg->max_cluster, max_u(tg->max_cluster, tg->max_cluster_staged));
     else if (tile % pl->vec)
       r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u "
                                  "elements does not divide the tile", N, (long long)tile, pl->vec);
@@ -170,7 +239,12 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
      * (or the most the largest cluster allows) holds its share, as measured
      * fastest; smaller blocks keep several resident per multiprocessor */
     uint64_t fit = (threads < 256 ? threads : 256) * AUTO_ELEMS_PER_THREAD;
-    if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
+    if (pl->stage) /* staged: a workgroup's share of the rows within STAGE_BLOCK_BYTES */
+      while (pl->cluster < max_u(tg->max_cluster, tg->max_cluster_staged) &&
+             vectors / pl->cluster * pl->vec * rows * read_bytes(r) > STAGE_BLOCK_BYTES &&
+             (vectors / pl->cluster) % 2 == 0)
+        pl->cluster *= 2;
+    else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
       while (pl->cluster < tg->max_cluster && vectors / pl->cluster * pl->vec > fit &&
              (vectors / pl->cluster) % 2 == 0)
         pl->cluster *= 2;
@@ -237,6 +311,9 @@ static sg_status resolve_shape(resolver *r) {
   if (wg_m && wg_m->grid_axis != 0)
     return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid "
                      "over row blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
+  sg_status st = choose_staging(r, n);
+  if (st)
+    return st;
   if ((r = resolve_cluster(r, wg_n, wg_m, n, vectors))->diag_status)
     return r->diag_status;
   n = pl->tile_n; /* from here on: the columns one workgroup holds */
@@ -308,7 +385,8 @@ static sg_status resolve_shape(resolver *r) {
     }
     if (cap >= tg->max_block_threads)
       t_from = NULL; /* nothing given limits the threads per row */
-    T = choose_threads_per_row(vectors, pl->vec, pl->vec_bytes, pow2_floor(cap));
+    T = pl->stage ? choose_staged_threads(vectors, pow2_floor(cap))
+                  : choose_threads_per_row(vectors, pl->vec, pl->vec_bytes, pow2_floor(cap));
     if (rows && !waves && rows * T < pl->wave && pl->wave % rows == 0)
       T = pl->wave / rows; /* fill at least one wave with the given rows */
     if (wv_m && wv_m->tile == 1 && T < pl->wave)
@@ -359,14 +437,19 @@ static sg_status resolve_shape(resolver *r) {
   pl->elems_per_thread = pl->chunks * pl->vec;
   pl->masked = (uint64_t)n % per_pass != 0;
   pl->row_tiles = 1;
-  if (pl->elems_per_thread > tg->max_elems_per_thread && tg->stream_long_rows) {
+  if (pl->stage && pl->chunks > STAGE_MAX_CHUNKS)
+    return REJECT("a staged row of %lld columns per workgroup needs %u vector accesses per "
+                  "thread with %u threads per row (from %s), over the %u a pass unrolls: "
+                  "allow more threads per row or split the row over a cluster", (long long)n,
+                  pl->chunks, T, t_from ? t_from : "auto-configuration", STAGE_MAX_CHUNKS);
+  if (!pl->stage && pl->elems_per_thread > tg->max_elems_per_thread && tg->stream_long_rows) {
     /* tiles of the register budget; one pass over the row per reduction */
     unsigned per_tile = tg->max_elems_per_thread / pl->vec ? tg->max_elems_per_thread / pl->vec : 1;
     pl->row_tiles = (pl->chunks + per_tile - 1) / per_tile;
     pl->chunks = per_tile;
     pl->elems_per_thread = per_tile * pl->vec;
   }
-  if (pl->elems_per_thread > tg->max_elems_per_thread) {
+  if (!pl->stage && pl->elems_per_thread > tg->max_elems_per_thread) {
     char row[128]; /* n is the columns of one workgroup here, not the row */
     if (pl->cluster > 1)
       snprintf(row, sizeof row, "a row of %lld split over %u workgroups (%lld columns each)",
@@ -413,15 +496,34 @@ static void choose_pipeline(resolver *r) {
     pl->prefetch = r->c->rows_in_flight == 2;
     return;
   }
-  unsigned raw_bytes = 0;
-  for (int i = 0; i < r->t->nops; i++)
-    if (r->t->ops[i].code == SGT_READ) {
-      const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
-      raw_bytes += sg_dtype_size(e->generic ? pl->dtype : e->fixed);
-    }
+  if (pl->stage) { /* staged rows are not prefetched */
+    pl->prefetch = 0;
+    pl->chosen.prefetch = 1;
+    return;
+  }
+  unsigned raw_bytes = read_bytes(r);
   unsigned regs = pl->elems_per_thread * raw_bytes / 4 + pl->elems_per_thread;
   pl->prefetch = AUTO_PREFETCH && pl->block_threads <= 512 && regs <= PREFETCH_REGISTERS;
   pl->chosen.prefetch = 1;
+}
+
+/* Online (max, sum) pairs by default (measured on an H100 and an H200,
+ * tools/bench/README.md): they save a pass, worth it where that pass is a
+ * cluster barrier, and for staged 16-bit rows (a pass over shared memory);
+ * staged f32 rows measured faster apart (the pairs' registers spill under the
+ * cap of 3 blocks a multiprocessor); without clusters or staging, apart. */
+static int online_by_default(const resolver *r) {
+  if (r->plan->stage) {
+    unsigned widest = 0;
+    for (int i = 0; i < r->t->nops; i++)
+      if (r->t->ops[i].code == SGT_READ) {
+        const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
+        unsigned b = sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
+        widest = b > widest ? b : widest;
+      }
+    return widest < 4;
+  }
+  return r->plan->cluster > 1;
 }
 
 sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
@@ -485,7 +587,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     int e, s;
     chains += sgt_online_chain(t, i, &e, &s);
   }
-  pl->online = rs.c->online ? rs.c->online == 2 : pl->cluster > 1;
+  pl->online = rs.c->online ? rs.c->online == 2 : online_by_default(r);
   pl->chosen.online = !rs.c->online;
   if (!chains || pl->row_tiles > 1) /* tiled rows reduce pass by pass */
     pl->online = 0;
@@ -502,6 +604,32 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     free(pl);
     return sg_diag_set(diag, SG_ERR_CONSTRAINT, "the reductions need %u bytes of shared "
                        "memory, over the %u bytes %s allows", need, tg->max_static_smem, tname);
+  }
+  if (pl->stage) {
+    uint64_t pitch = (uint64_t)pl->chunks * pl->threads_per_row * pl->vec;
+    uint64_t bytes = pitch * pl->rows_per_block * read_bytes(r);
+    unsigned limit = tg->stage_smem(pl->arch);
+    if (bytes + pl->smem_bytes > limit) {
+      sg_status rej = sg_diag_set(diag, SG_ERR_CONSTRAINT, "staging %u row%s of %lld columns "
+                                  "needs %llu bytes of shared memory (and %u for the reductions), "
+                                  "over the %u bytes a block of %s %s may use: %sstage no rows "
+                                  "(PipelineConstraint(staging=0))", pl->rows_per_block,
+                                  pl->rows_per_block == 1 ? "" : "s", (long long)pl->tile_n,
+                                  (unsigned long long)bytes, pl->smem_bytes, limit, tname, pl->arch,
+                                  tg->cluster_ok && tg->cluster_ok(pl->arch)
+                                      ? "split the row over a cluster (WorkgroupConstraint(N, "
+                                        "tile)) or "
+                                      : "");
+      free(pl);
+      return rej;
+    }
+    pl->stage_pitch = (unsigned)pitch;
+    pl->stage_bytes = (unsigned)bytes;
+    /* a multiprocessor has about a block's limit + 1 KB; each block reserves 1 KB */
+    unsigned per_sm = (limit + 1024) / (pl->stage_bytes + pl->smem_bytes + 1024);
+    unsigned by_threads = 2048 / pl->block_threads;
+    per_sm = per_sm < by_threads ? per_sm : by_threads;
+    pl->blocks_per_sm = per_sm > 1 ? per_sm : 0;
   }
   *out = pl;
   return SG_OK;
@@ -539,6 +667,14 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
           pl->prefetch ? "2 (the next row block loads while this one computes; persistent grid)"
                        : "1",
           a[pl->chosen.prefetch]);
+  if (pl->stage)
+    fprintf(f, "  staging           shared memory: %u bytes, %u row%s x %u elements per read "
+            "(asynchronous copies; each pass re-reads them)%s; %u blocks a multiprocessor\n",
+            pl->stage_bytes, pl->rows_per_block, pl->rows_per_block == 1 ? "" : "s",
+            pl->stage_pitch, a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
+  else
+    fprintf(f, "  staging           registers (each thread holds its values across the "
+            "passes)%s\n", a[pl->chosen.stage]);
   unsigned passes = pl->passes;
   fprintf(f, "  reductions        %u%s in %u pass%s%s: thread (%u values)", pl->nreductions,
           pl->online ? " (max and sum fused: online softmax pairs)" : "", passes,

@@ -104,6 +104,8 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
       m->rows_per_block, m->smem, m->cluster, m->vector_bytes);
   if (m->persistent)
     put(&o, "persistent 1\n");
+  if (m->dsmem)
+    put(&o, "dsmem %u\n", m->dsmem);
   for (int i = 0; i < m->ntensors; i++)
     put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
         sg_dtype_name(m->tensors[i].dtype));
@@ -195,10 +197,11 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
     *seen |= SEEN_N;
   } else if (nw == 2 && (strcmp(k, "block") == 0 || strcmp(k, "rows_per_block") == 0 ||
                          strcmp(k, "cluster") == 0 || strcmp(k, "vector_bytes") == 0 ||
-                         strcmp(k, "smem") == 0)) {
-    unsigned long long max = strcmp(k, "smem") == 0 ? (1u << 24) : 1024;
-    if (parse_u64(w[1], max, &v) || (v == 0 && strcmp(k, "smem") != 0))
-      return BAD("%d: %s must be %s to %llu", lineno, k, strcmp(k, "smem") ? "1" : "0", max);
+                         strcmp(k, "smem") == 0 || strcmp(k, "dsmem") == 0)) {
+    int bytes = k[0] == 's' || k[0] == 'd'; /* smem, dsmem: 0 allowed */
+    unsigned long long max = bytes ? (1u << 24) : 1024;
+    if (parse_u64(w[1], max, &v) || (v == 0 && !bytes))
+      return BAD("%d: %s must be %s to %llu", lineno, k, bytes ? "0" : "1", max);
     unsigned u = (unsigned)v;
     if (k[0] == 'b') {
       m->block = u;
@@ -212,7 +215,9 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
       if (u & (u - 1))
         return BAD("%d: vector_bytes must be a power of two", lineno);
       m->vector_bytes = u;
-    } else
+    } else if (k[0] == 'd')
+      m->dsmem = u;
+    else
       m->smem = u;
   } else if (nw == 2 && strcmp(k, "persistent") == 0) {
     if (strcmp(w[1], "0") != 0 && strcmp(w[1], "1") != 0)

@@ -89,7 +89,8 @@ typedef struct cu_launch_config {
 #define CU_OPTIONAL(X)                                                                       \
   X(cuLaunchKernelEx, (const cu_launch_config *cfg, CUfunction fn, void **params, void **extra)) \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor,                                             \
-    (int *blocks, CUfunction fn, int block, size_t dynamic_smem))
+    (int *blocks, CUfunction fn, int block, size_t dynamic_smem))                             \
+  X(cuFuncSetAttribute, (CUfunction fn, int attrib, int value))
 
 typedef struct cu_api {
 #define CU_FIELD(name, params) CUresult(*name) params;
@@ -257,7 +258,7 @@ static void cu_module_unload(rt_driver *d, void *module) {
 static sg_status cu_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   if (l->cluster <= 1)
     CU_IN_CTX(d, cuLaunchKernel,
-              (l->function, l->grid, 1, 1, l->block, 1, 1, 0, l->stream, l->params, NULL));
+              (l->function, l->grid, 1, 1, l->block, 1, 1, l->smem, l->stream, l->params, NULL));
   if (!d->api.cuLaunchKernelEx)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED,
                        "cluster launch needs cuLaunchKernelEx, which %s lacks", d->libname);
@@ -267,16 +268,38 @@ static sg_status cu_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   attr.value.cluster_dim.x = l->cluster;
   attr.value.cluster_dim.y = 1;
   attr.value.cluster_dim.z = 1;
-  cu_launch_config cfg = {l->grid, 1, 1, l->block, 1, 1, 0, l->stream, &attr, 1};
+  cu_launch_config cfg = {l->grid, 1, 1, l->block, 1, 1, l->smem, l->stream, &attr, 1};
   CU_IN_CTX(d, cuLaunchKernelEx, (&cfg, l->function, l->params, NULL));
 }
 
-static unsigned cu_resident_blocks(rt_driver *d, void *function, unsigned block) {
+/* CUfunction_attribute: MAX_DYNAMIC_SHARED_SIZE_BYTES, NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+#define CU_FUNC_MAX_DYNAMIC_SMEM 8
+#define CU_FUNC_NON_PORTABLE_CLUSTER 14
+static sg_status cu_allow_launch(rt_driver *d, void *function, unsigned smem, unsigned cluster,
+                                 sg_diag *diag) {
+  if (!d->api.cuFuncSetAttribute)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "the kernel needs %u bytes of dynamic shared "
+                       "memory and clusters of %u, which need cuFuncSetAttribute, which %s lacks",
+                       smem, cluster, d->libname);
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = 0;
+  const char *what = "cuFuncSetAttribute";
+  if (smem > 0)
+    r = d->api.cuFuncSetAttribute(function, CU_FUNC_MAX_DYNAMIC_SMEM, (int)smem);
+  if (r == 0 && cluster > 8)
+    r = d->api.cuFuncSetAttribute(function, CU_FUNC_NON_PORTABLE_CLUSTER, 1);
+  pop(d);
+  return r ? fail(d, what, r, diag) : SG_OK;
+}
+
+static unsigned cu_resident_blocks(rt_driver *d, void *function, unsigned block, unsigned smem) {
   int per_sm = 0, sms = 0;
   sg_diag ignored;
   if (!d->api.cuOccupancyMaxActiveBlocksPerMultiprocessor || push(d, &ignored) != SG_OK)
     return 0;
-  if (d->api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function, (int)block, 0) != 0 ||
+  if (d->api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function, (int)block, smem) != 0 ||
       d->api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev) != 0)
     per_sm = sms = 0;
   pop(d);
@@ -366,6 +389,7 @@ const rt_driver_ops rt_cuda_ops = {
     .supports_cluster = cu_supports_cluster,
     .module_load = cu_module_load,
     .module_unload = cu_module_unload,
+    .allow_launch = cu_allow_launch,
     .launch = cu_launch,
     .resident_blocks = cu_resident_blocks,
     .mem_alloc = cu_mem_alloc,

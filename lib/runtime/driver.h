@@ -26,6 +26,7 @@ typedef struct rt_launch {
   unsigned grid;    /* blocks along x, already a multiple of cluster */
   unsigned block;   /* threads along x */
   unsigned cluster; /* blocks per cluster along x; 1 = plain launch */
+  unsigned smem;    /* dynamic shared memory bytes per block */
   void *stream;
   void **params; /* one pointer per kernel parameter */
 } rt_launch;
@@ -44,10 +45,15 @@ typedef struct rt_driver_ops {
   sg_status (*module_load)(rt_driver *d, const void *image, rt_image_kind kind,
                            const char *kernel, void **module, void **function, sg_diag *diag);
   void (*module_unload)(rt_driver *d, void *module);
+  /* Opts function in to what its launches need beyond the defaults: `smem`
+   * bytes of dynamic shared memory (any: 48 KB bound static + dynamic), clusters of `cluster` blocks
+   * (over the portable 8). NULL when the back end cannot. */
+  sg_status (*allow_launch)(rt_driver *d, void *function, unsigned smem, unsigned cluster,
+                            sg_diag *diag);
   sg_status (*launch)(rt_driver *d, const rt_launch *l, sg_diag *diag);
-  /* Blocks of `block` threads of function that the whole device keeps resident
+  /* Blocks of `block` threads (`smem` dynamic shared memory bytes) of function that the whole device keeps resident
    * at once (occupancy per multiprocessor x multiprocessors); 0 when unknown. */
-  unsigned (*resident_blocks)(rt_driver *d, void *function, unsigned block);
+  unsigned (*resident_blocks)(rt_driver *d, void *function, unsigned block, unsigned smem);
   sg_status (*mem_alloc)(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag);
   void (*mem_free)(rt_driver *d, void *dptr);
   sg_status (*htod)(rt_driver *d, void *dst, const void *src, size_t bytes, sg_diag *diag);

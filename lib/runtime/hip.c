@@ -253,7 +253,7 @@ static sg_status hip_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "HIP cannot launch clusters of %u blocks",
                        l->cluster);
   HIP_ON_DEVICE(d, hipModuleLaunchKernel,
-                (l->function, l->grid, 1, 1, l->block, 1, 1, 0, l->stream, l->params, NULL));
+                (l->function, l->grid, 1, 1, l->block, 1, 1, l->smem, l->stream, l->params, NULL));
 }
 
 static sg_status hip_mem_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {

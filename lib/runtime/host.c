@@ -246,8 +246,8 @@ static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   return SG_OK;
 }
 
-static unsigned host_resident(rt_driver *d, void *function, unsigned block) {
-  (void)function, (void)block;
+static unsigned host_resident(rt_driver *d, void *function, unsigned block, unsigned smem) {
+  (void)function, (void)block, (void)smem;
   return d->threads;
 }
 

@@ -292,6 +292,21 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
     free(k);
     return st;
   }
+  /* the default 48 KB bounds static + dynamic shared memory together: any
+   * dynamic size is granted explicitly */
+  if (k->meta.dsmem > 0 || k->meta.cluster > 8) { /* beyond a launch's defaults */
+    st = rt->ops->allow_launch
+             ? rt->ops->allow_launch(rt->drv, k->function, k->meta.dsmem, k->meta.cluster, diag)
+             : sg_diag_set(diag, SG_ERR_UNSUPPORTED, "kernel '%s' needs %u bytes of dynamic "
+                           "shared memory and clusters of %u, which the %s back end cannot "
+                           "grant", k->meta.kernel, k->meta.dsmem, k->meta.cluster,
+                           rt->ops->name);
+    if (st) {
+      rt->ops->module_unload(rt->drv, k->module);
+      free(k);
+      return st;
+    }
+  }
   *out = k;
   return SG_OK;
 }
@@ -475,14 +490,14 @@ sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int nte
   unsigned cluster = m->cluster ? m->cluster : 1;
   uint64_t grid = blocks * cluster;
   if (m->persistent && k->rt->ops->resident_blocks) {
-    unsigned resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block);
+    unsigned resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem);
     resident -= resident % cluster;
     if (resident && grid > resident)
       grid = resident;
   }
   if (grid > MAX_GRID)
     grid = MAX_GRID - MAX_GRID % cluster;
-  rt_launch l = {k->function, (unsigned)grid, m->block, cluster, stream, params};
+  rt_launch l = {k->function, (unsigned)grid, m->block, cluster, m->dsmem, stream, params};
   return k->rt->ops->launch(k->rt->drv, &l, diag);
 }
 

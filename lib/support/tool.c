@@ -110,3 +110,37 @@ sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *
   rmdir(dir);
   return st;
 }
+
+sg_status sg_tool_version(const char *path, char *out, size_t cap, sg_diag *diag) {
+  int fds[2];
+  if (cap == 0 || pipe(fds) != 0)
+    return sg_diag_set(diag, SG_ERR_TOOL, "cannot run %s: %s", path, strerror(errno));
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    execl(path, path, "--version", (char *)NULL);
+    _exit(127);
+  }
+  close(fds[1]);
+  size_t len = 0;
+  ssize_t r;
+  char sink[256];
+  while (pid > 0 && (r = read(fds[0], len + 1 < cap ? out + len : sink,
+                              len + 1 < cap ? cap - 1 - len : sizeof sink)) != 0) {
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      break;
+    if (len + 1 < cap)
+      len += (size_t)r;
+  }
+  out[len] = '\0';
+  close(fds[0]);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return sg_diag_set(diag, SG_ERR_TOOL, "%s --version failed", path);
+  return SG_OK;
+}

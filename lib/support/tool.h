@@ -21,4 +21,8 @@ sg_status sg_tool_find(const char *name, const char *explicit_path, const char *
 sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *in_ext,
                       const char *out_ext, sg_buffer *out, sg_diag *diag);
 
+/* Runs `path --version` and copies its output (stdout and stderr, at most
+ * cap - 1 bytes) into out. SG_ERR_TOOL when it cannot run or exits non-zero. */
+sg_status sg_tool_version(const char *path, char *out, size_t cap, sg_diag *diag);
+
 #endif

@@ -189,23 +189,31 @@ static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
                     LLVMValueAsMetadata(v5));
 }
 
-/* object -> .hsaco through ld.lld -shared. */
-static sg_status assemble(const sg_plan *plan, const sg_buffer *obj, const sg_emit_options *opts,
-                          sg_buffer *object, sg_diag *diag) {
-  (void)plan;
-  char lld[4096];
+/* The ld.lld assemble() runs (also the compile cache's tool identity). */
+static sg_status find_lld(const sg_emit_options *opts, char *lld, size_t cap, sg_diag *diag) {
 #ifdef SOFTGEN_LLVM_TOOLS_DIR
   const char *extra = SOFTGEN_LLVM_TOOLS_DIR;
 #else
   const char *extra = NULL;
 #endif
-  sg_status st = sg_tool_find("ld.lld", opts ? opts->lld : NULL, NULL, extra, lld, sizeof lld, diag);
+  sg_status st = sg_tool_find("ld.lld", opts ? opts->lld : NULL, NULL, extra, lld, cap, diag);
   if (st) {
     char why[sizeof diag->message];
     snprintf(why, sizeof why, "%.400s", diag ? diag->message : "ld.lld not found");
     return sg_diag_set(diag, SG_ERR_TOOL, "cannot make a .hsaco: %s (install lld-22 or pass "
                        "--lld PATH)", why);
   }
+  return SG_OK;
+}
+
+/* object -> .hsaco through ld.lld -shared. */
+static sg_status assemble(const sg_plan *plan, const sg_buffer *obj, const sg_emit_options *opts,
+                          sg_buffer *object, sg_diag *diag) {
+  (void)plan;
+  char lld[4096];
+  sg_status st = find_lld(opts, lld, sizeof lld, diag);
+  if (st)
+    return st;
   const char *argv[] = {lld, "-shared", "--no-undefined", "-o", "@OUT@", "@IN@", NULL};
   return sg_tool_run(argv, obj, ".o", ".hsaco", object, diag);
 }
@@ -238,4 +246,5 @@ const sg_target_info sg_target_amdgpu = {
     .log2 = log2_fast,
     .assemble_from_object = 1,
     .assemble = assemble,
+    .find_tool = find_lld,
 };

@@ -70,6 +70,11 @@ static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
   snprintf(n, sizeof n, "%u", cx->plan->block_threads);
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(cx->ctx, "nvvm.maxntid", 12, n, (unsigned)strlen(n)));
+  if (cx->plan->blocks_per_sm) { /* .minnctapersm: caps registers so they fit */
+    snprintf(n, sizeof n, "%u", cx->plan->blocks_per_sm);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cx->ctx, "nvvm.minctasm", 13, n, (unsigned)strlen(n)));
+  }
   if (cx->plan->cluster > 1) { /* .reqnctapercluster C, 1, 1 */
     snprintf(n, sizeof n, "%u,1,1", cx->plan->cluster);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
@@ -101,12 +106,32 @@ static void cluster_store(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LL
   LLVMBuildStore(cx->b, v, remote);
 }
 
-/* PTX -> cubin through ptxas. */
-static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_emit_options *opts,
-                          sg_buffer *object, sg_diag *diag) {
-  char ptxas[4096];
-  sg_status st = sg_tool_find("ptxas", opts ? opts->ptxas : NULL, "CUDA_HOME", NULL, ptxas,
-                              sizeof ptxas, diag);
+/* cp.async: .cg (L2 only, the row is read once) for 16 bytes, .ca below. */
+static void stage_copy(sgc_ctx *cx, LLVMValueRef dst, LLVMValueRef src, unsigned bytes) {
+  char name[48];
+  snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%u", bytes == 16 ? "cg" : "ca",
+           bytes);
+  LLVMValueRef args[2] = {dst, src};
+  sgc_intrinsic(cx, name, NULL, args, 2);
+}
+static void stage_wait(sgc_ctx *cx) {
+  sgc_intrinsic(cx, "llvm.nvvm.cp.async.commit.group", NULL, NULL, 0);
+  sgc_intrinsic(cx, "llvm.nvvm.cp.async.wait.group", NULL,
+                (LLVMValueRef[]){LLVMConstInt(cx->i32, 0, 0)}, 1);
+}
+/* The opt-in dynamic shared memory of a block (CUDA's per-arch limits). */
+static unsigned stage_smem(const char *arch) {
+  if (strcmp(arch, "sm_80") == 0)
+    return 163 * 1024;
+  if (strcmp(arch, "sm_89") == 0)
+    return 99 * 1024;
+  return 227 * 1024; /* sm_90, sm_90a, sm_100 */
+}
+
+/* The ptxas assemble() runs (also the compile cache's tool identity). */
+static sg_status find_ptxas(const sg_emit_options *opts, char *ptxas, size_t cap, sg_diag *diag) {
+  sg_status st = sg_tool_find("ptxas", opts ? opts->ptxas : NULL, "CUDA_HOME", NULL, ptxas, cap,
+                              diag);
   if (st) {
     char why[sizeof diag->message];
     snprintf(why, sizeof why, "%.400s", diag ? diag->message : "ptxas not found");
@@ -114,6 +139,16 @@ static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_em
                        "set CUDA_HOME, or pass --ptxas PATH; the .ptx is still usable: the "
                        "driver compiles it at load)", why);
   }
+  return SG_OK;
+}
+
+/* PTX -> cubin through ptxas. */
+static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_emit_options *opts,
+                          sg_buffer *object, sg_diag *diag) {
+  char ptxas[4096];
+  sg_status st = find_ptxas(opts, ptxas, sizeof ptxas, diag);
+  if (st)
+    return st;
   char arch[48];
   snprintf(arch, sizeof arch, "-arch=%s", plan->arch);
   const char *argv[] = {ptxas, arch, "-O3", "-o", "@OUT@", "@IN@", NULL};
@@ -147,6 +182,10 @@ const sg_target_info sg_target_nvptx = {
     .exp2 = exp2_fast,
     .log2 = log2_fast,
     .max_cluster = 8,
+    .max_cluster_staged = 16,
+    .stage_copy = stage_copy,
+    .stage_wait = stage_wait,
+    .stage_smem = stage_smem,
     .cluster_ok = cluster_ok,
     .cluster_rank = cluster_rank,
     .cluster_id = cluster_id,
@@ -155,4 +194,5 @@ const sg_target_info sg_target_nvptx = {
     .cluster_wait = cluster_wait,
     .cluster_store = cluster_store,
     .assemble = assemble,
+    .find_tool = find_ptxas,
 };

@@ -72,6 +72,8 @@ typedef struct sg_target_info {
    * the largest cluster the target launches portably; cluster_ok says whether
    * arch has clusters at all. */
   unsigned max_cluster;
+  unsigned max_cluster_staged; /* larger, non-portable clusters staged rows may take (16 on
+                                  sm_90: the runtime opts the kernel in) */
   int (*cluster_ok)(const char *arch);
   LLVMValueRef (*cluster_rank)(struct sgc_ctx *cx);  /* rank of this block in its cluster */
   LLVMValueRef (*cluster_id)(struct sgc_ctx *cx);    /* index of the cluster in the grid */
@@ -83,6 +85,15 @@ typedef struct sg_target_info {
   /* Stores v at `local` (a shared-memory address) in the block of rank `rank`. */
   void (*cluster_store)(struct sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v);
 
+  /* Staging rows in shared memory (NULL hooks: the target cannot). stage_copy
+   * starts an asynchronous copy of `bytes` (4, 8 or 16) from global `src` to
+   * shared `dst`; stage_wait waits until this thread's copies have landed (they
+   * are then visible to this thread). stage_smem is the dynamic shared memory
+   * a block of arch may use. */
+  void (*stage_copy)(struct sgc_ctx *cx, LLVMValueRef dst, LLVMValueRef src, unsigned bytes);
+  void (*stage_wait)(struct sgc_ctx *cx);
+  unsigned (*stage_smem)(const char *arch);
+
   /* Turns the target's assembly (asm_ext) into a code object (object_ext).
    * SG_ERR_TOOL with a clear reason when the tool is missing or fails. */
   sg_status (*assemble)(const struct sg_plan *plan, const sg_buffer *assembly,
@@ -92,6 +103,9 @@ typedef struct sg_target_info {
   sg_status (*link_shared)(const struct sg_plan *plan, const sg_buffer *object,
                            const sg_emit_options *opts, sg_buffer *shared, sg_diag *diag);
   const char *shared_ext; /* ".so" */
+  /* Finds the tool assemble() runs (its path into out), as assemble() would:
+   * the compile cache keys code objects on that tool's version. NULL: none. */
+  sg_status (*find_tool)(const sg_emit_options *opts, char *out, size_t cap, sg_diag *diag);
 } sg_target_info;
 
 /* The table for a target name ("nvptx", "amdgpu", "host"), or NULL. */

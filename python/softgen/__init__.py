@@ -1,7 +1,18 @@
-"""softgen: launch softgen softmax code objects from Python (no build step).
+"""softgen: softmax kernels for PyTorch, CuPy and any __cuda_array_interface__ array.
 
-Needs: libsoftgen_rt.so (see _rt.py for how it is found) and a GPU driver, or
-the test doubles. Produces:
+The torch-like functions (functional.py; compile on first use, cached in
+memory and on disk):
+
+    y = softgen.softmax(x, dim=-1)            # like torch.softmax(x, -1)
+    y = softgen.log_softmax(x, dim=-1, dtype=torch.float32)
+    dx = softgen.softmax_backward(dy, y)      # dx = y * (dy - sum(dy * y))
+    dx = softgen.log_softmax_backward(dy, y)  # dx = dy - exp(y) * sum(dy)
+    k = softgen.compile("softmax", N=8192, dtype="bf16", arch="sm_90")   # ahead of time
+    softgen.preload("kernels/")               # prebuilt code objects, no compiler needed
+
+Needs: libsoftgen_rt.so and, to compile, libsoftgen.so (see _rt.find_library for
+how they are found: $SOFTGEN_LIB_DIR, bundled, the build tree, an install) and a
+GPU driver, or the test doubles. Code objects from files or bytes:
 
     k = softgen.load("softmax.cubin", device=None, backend="auto")
     y = k(x)                      # output allocated like x (torch / CuPy)
@@ -20,7 +31,9 @@ import sys
 
 from . import _rt
 
-__all__ = ["load", "Kernel", "Error", "ArgumentError"]
+__all__ = ["load", "Kernel", "Error", "ArgumentError", "UnsupportedError", "softmax",
+           "log_softmax", "softmax_backward", "log_softmax_backward", "compile", "preload",
+           "cache_info", "cache_clear", "version"]
 
 
 class Error(RuntimeError):
@@ -33,6 +46,10 @@ class Error(RuntimeError):
 
 class ArgumentError(Error, ValueError):
     """Tensors that do not match the kernel (dtype, N, rows, strides, alignment)."""
+
+
+class UnsupportedError(Error, NotImplementedError):
+    """A valid request softgen does not do (e.g. dim other than the last on a non-torch array)."""
 
 
 _shutting_down = False
@@ -148,6 +165,12 @@ def _stream_handle(stream, first, device):
         if _is_cupy(first):
             import cupy
             return cupy.cuda.get_current_stream().ptr
+        # __cuda_array_interface__ v3: "stream" is the producer's stream handle;
+        # 1 and 2 are the legacy and per-thread default streams, which are also
+        # the driver's CU_STREAM_LEGACY / CU_STREAM_PER_THREAD handles.
+        cai = getattr(first, "__cuda_array_interface__", None)
+        if isinstance(cai, dict) and isinstance(cai.get("stream"), int):
+            return cai["stream"]
         return 0
     if isinstance(stream, int):
         return stream
@@ -160,10 +183,14 @@ def _stream_handle(stream, first, device):
 class Kernel:
     """One code object, loaded lazily on each device it is called for."""
 
-    def __init__(self, image, path, device, backend):
+    def __init__(self, image, path, device, backend, eager=True):
+        """eager: load on device now (errors now); else on the first call."""
         self._image, self._path, self._backend = image, path, backend
         self._loaded = {}
-        self._get(0 if device is None else device)
+        if eager:
+            self._get(0 if device is None else device)
+        else:
+            self._meta = _meta_of(image)
         m = self._meta
         self.kernel = m.kernel.decode()
         self.template = m.template_name.decode()
@@ -193,6 +220,19 @@ class Kernel:
     def __repr__(self):
         return (f"<softgen.Kernel {self.kernel} {self.template} n={self.n} {self.arch} "
                 f"tensors={self.tensors}>")
+
+    @property
+    def image(self):
+        """The code object's bytes (read from its file when loaded from a path)."""
+        if self._image is None:
+            with open(self._path, "rb") as f:
+                return f.read()
+        return self._image
+
+    def save(self, path):
+        """Writes the code object to path (e.g. for softgen-run or preload)."""
+        with open(path, "wb") as f:
+            f.write(self.image)
 
     def __call__(self, *inputs, out=None, stream=None):
         ins = [t for t in self.tensors if not t[1]]
@@ -244,6 +284,15 @@ class Kernel:
             _rt.lib.sgrt_kernel_destroy(k)
 
 
+def _meta_of(image):
+    """The launch metadata of a code object in memory (no device needed)."""
+    meta, diag = _rt.Meta(), _rt.Diag()
+    st = _rt.lib.sg_meta_find(image, len(image), ctypes.byref(meta), ctypes.byref(diag))
+    if st:
+        _raise(st, diag)
+    return meta
+
+
 def _torch_name(dtype):
     return {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[dtype]
 
@@ -255,3 +304,7 @@ def load(path_or_bytes, device=None, backend="auto"):
     if isinstance(path_or_bytes, (bytes, bytearray)):
         return Kernel(bytes(path_or_bytes), None, device, backend)
     return Kernel(None, str(path_or_bytes), device, backend)
+
+
+from .functional import (softmax, log_softmax, softmax_backward, log_softmax_backward,  # noqa: E402
+                         compile, preload, cache_info, cache_clear, version)

@@ -1,11 +1,12 @@
 """ctypes declarations of libsoftgen_rt (include/softgen/runtime.h, meta.h).
 
-Needs: libsoftgen_rt.so, found through $SOFTGEN_RT_LIBRARY, else
-<repo>/build/libsoftgen_rt.so next to this package, else the loader path.
+Needs: libsoftgen_rt.so, found by find_library (below): $SOFTGEN_RT_LIBRARY,
+$SOFTGEN_LIB_DIR, bundled, the build tree, an installed prefix, the loader path.
 Produces: `lib` (the loaded library with typed functions) and the Structures
 mirroring sg_diag, sg_meta and sgrt_tensor; keep them in step with the headers.
 """
 import ctypes
+import glob
 import os
 
 SG_OK = 0
@@ -41,7 +42,7 @@ class Meta(ctypes.Structure):
                 ("arch", ctypes.c_char * 32), ("n", ctypes.c_int64), ("block", ctypes.c_uint),
                 ("rows_per_block", ctypes.c_uint), ("smem", ctypes.c_uint),
                 ("cluster", ctypes.c_uint), ("vector_bytes", ctypes.c_uint),
-                ("persistent", ctypes.c_uint),
+                ("persistent", ctypes.c_uint), ("dsmem", ctypes.c_uint),
                 ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
                 ("nargs", ctypes.c_int), ("args", MetaArg * 24)]
 
@@ -51,15 +52,29 @@ class Tensor(ctypes.Structure):
                 ("row_stride", ctypes.c_int64), ("dtype", ctypes.c_int)]
 
 
-def _find_library():
-    env = os.environ.get("SOFTGEN_RT_LIBRARY")
+def find_library(filename, env_var):
+    """Path (or bare name for the loader) of one of softgen's shared libraries:
+    $<env_var> (a full path), else $SOFTGEN_LIB_DIR/<filename>, else bundled in
+    this package (softgen/_lib/), else the build tree (<repo>/build), else an
+    installed prefix (<prefix>/share/softgen/python/softgen -> <prefix>/lib*/
+    [softgen/]), else the loader's search path."""
+    env = os.environ.get(env_var)
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
-    local = os.path.join(here, "..", "..", "build", "libsoftgen_rt.so")
-    if os.path.exists(local):
-        return os.path.normpath(local)
-    return "libsoftgen_rt.so"
+    dirs = []
+    if os.environ.get("SOFTGEN_LIB_DIR"):
+        dirs.append(os.environ["SOFTGEN_LIB_DIR"])
+    dirs += [os.path.join(here, "_lib"), os.path.join(here, "..", "..", "build")]
+    prefix = os.path.join(here, "..", "..", "..", "..")
+    for libdir in sorted(glob.glob(os.path.join(prefix, "lib*"))) + \
+            sorted(glob.glob(os.path.join(prefix, "lib", "*-linux-gnu"))):
+        dirs += [libdir, os.path.join(libdir, "softgen")]
+    for d in dirs:
+        path = os.path.join(d, filename)
+        if os.path.exists(path):
+            return os.path.normpath(path)
+    return filename
 
 
 def _declare(lib):
@@ -77,6 +92,7 @@ def _declare(lib):
         "sgrt_kernel_launch": (I, [P, ctypes.POINTER(Tensor), I, V, D]),
         "sgrt_kernel_destroy": (None, [P]),
         "sgrt_synchronize": (I, [P, D]),
+        "sg_meta_find": (I, [ctypes.c_char_p, S, ctypes.POINTER(Meta), D]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -85,4 +101,4 @@ def _declare(lib):
     return lib
 
 
-lib = _declare(ctypes.CDLL(_find_library()))
+lib = _declare(ctypes.CDLL(find_library("libsoftgen_rt.so", "SOFTGEN_RT_LIBRARY")))

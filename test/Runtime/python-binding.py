@@ -15,33 +15,8 @@ import sys
 import softgen
 
 INPUTS = sys.argv[1]
-
-
-class FakeArray:
-    """A row-major f32 array in 256-byte aligned host memory, seen through CAI."""
-
-    def __init__(self, shape, typestr="<f4", strides=None, offset=0, device=None):
-        n = 1
-        for s in shape:
-            n *= s
-        self.itemsize = int(typestr[2:])
-        self.raw = ctypes.create_string_buffer(n * self.itemsize * 2 + 512)
-        base = ctypes.addressof(self.raw)
-        self.ptr = (base + 255) // 256 * 256 + offset
-        self.shape, self.typestr, self.strides = tuple(shape), typestr, strides
-        if device is not None:
-            self.device = device
-
-    @property
-    def __cuda_array_interface__(self):
-        return {"shape": self.shape, "typestr": self.typestr, "data": (self.ptr, False),
-                "strides": self.strides, "version": 3}
-
-    def set(self, values):
-        ctypes.memmove(self.ptr, struct.pack(f"<{len(values)}f", *values), 4 * len(values))
-
-    def get(self, count):
-        return struct.unpack(f"<{count}f", ctypes.string_at(self.ptr, 4 * count))
+sys.path.insert(0, INPUTS)
+from fakearray import FakeArray, softmax_error  # noqa: E402
 
 
 k = softgen.load(f"{INPUTS}/softmax_f32.ptx")
@@ -55,14 +30,7 @@ vals = [random.gauss(0, 2) for _ in range(M * N)]
 x.set(vals)
 r = k(x, out=y, stream=0x1234)
 print("returned out:", r is y)
-got = y.get(M * N)
-worst = 0.0
-for row in range(M):
-    xs = vals[row * N:(row + 1) * N]
-    mx = max(xs)
-    e = [math.exp(v - mx) for v in xs]
-    s = sum(e)
-    worst = max(worst, max(abs(g - v / s) for g, v in zip(got[row * N:(row + 1) * N], e)))
+worst = softmax_error(vals, y.get(M * N), M, N)
 print("max abs err ok:", worst < 1e-6)
 # CHECK-NEXT: returned out: True
 # CHECK-NEXT: max abs err ok: True

@@ -16,7 +16,12 @@ BUILD=$(cd "$1" && pwd) || exit 2
 SECONDS_EACH=$2
 shift 2
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_template fuzz_constraints fuzz_meta)
+if [ ${#TARGETS[@]} -eq 0 ]; then
+  TARGETS=(fuzz_template fuzz_constraints fuzz_meta)
+  # fuzz_mlir exists where MLIR was found (lib/mlir)
+  grep -q '^fuzz_mlir:' <(cmake --build "$BUILD" --target help 2>/dev/null | sed 's/^\.\.\. //; s/ .*//; s/$/:/') &&
+    TARGETS+=(fuzz_mlir)
+fi
 
 cmake --build "$BUILD" --target "${TARGETS[@]}" >/dev/null || { echo "run.sh: build failed" >&2; exit 2; }
 
@@ -44,6 +49,13 @@ grep -rhoE "(-C|--constraint) '[^']*'" "$ROOT"/test --include='*.test' 2>/dev/nu
 # fuzz_meta: code objects of the runtime tests and PTX/GCN assembly made by softgen.
 seed "$WORK/fuzz_meta" "$ROOT"/test/Runtime/Inputs/*.ptx "$ROOT"/test/Runtime/Inputs/*.in \
   "$ROOT"/test/Runtime/Inputs/*.cubin "$ROOT"/test/Runtime/Inputs/*.hsaco
+# fuzz_mlir: the MLIR front end's test modules, and the modules inside its
+# split-file tests (each "#--- NAME" section a seed).
+seed "$WORK/fuzz_mlir" "$ROOT"/test/MLIR/*.mlir "$ROOT"/test/MLIR/Inputs/*.mlir
+for f in "$ROOT"/test/MLIR/*.test; do
+  [ -f "$f" ] && awk -v dir="$WORK/fuzz_mlir" -v base="$(basename "$f")" \
+    '/^#--- / {out = dir "/" base "-" $2; next} out {print > out}' "$f"
+done
 # softgen to generate PTX with: $SOFTGEN, else BUILD_DIR's, else build/'s.
 SOFTGEN=${SOFTGEN:-}
 if [ -z "$SOFTGEN" ]; then

@@ -35,7 +35,7 @@ ns_tpl="1 33 128 1000 1025 4097 8192 32768 65536 131072"
 
 # Constraint sets: the automatic plan, plus user-given ones that force other paths.
 # Several -C texts are separated by '|'.
-set_names="auto wave1 rows4 vec1 vec2 rowinwave b1024 w2r1 w16r1 t1"
+set_names="auto wave1 rows4 vec1 vec2 rowinwave b1024 w2r1 w16r1 t1 staged"
 declare -A sets=(
   [auto]=""                                             # softgen's own choice
   [wave1]="WaveConstraint(M, 1)"                        # at least a wave per row
@@ -47,6 +47,7 @@ declare -A sets=(
   [w2r1]="HardwareConstraint(threads_per_wave=32, waves_per_block=(2,1,1))|WorkgroupConstraint(M, 1, 0)"
   [w16r1]="HardwareConstraint(threads_per_wave=32, waves_per_block=(16,1,1))|WorkgroupConstraint(M, 1, 0)"
   [t1]="WaveConstraint(M, 32)"                          # one thread per row
+  [staged]="PipelineConstraint(staging=1)"              # rows in shared memory at every N
 )
 # A few objects also as PTX (driver JIT): "dtype N set"; LARGEST = the largest f32 N.
 ptx_list="f32:1000:auto f16:1025:auto bf16:129:rows4 f16:33:t1 f32:LARGEST:auto"

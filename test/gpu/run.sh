@@ -335,6 +335,12 @@ san_objs=(
   "softmax_f16_n1025_auto.cubin:masked tail (N % vector pass != 0)"
   "softmax_f32_n${largest}_auto.cubin:f32, the largest N (1024 threads a row)"
   "softmax_bf16_n33_t1.cubin:one thread per row, no shuffles (user set t1)"
+  "softmax_f16_n32768_auto.cubin:rows staged in shared memory (cp.async), online pairs"
+  "softmax_f16_n131072_auto.cubin:staged rows over a cluster (distributed shared memory)"
+  "softmax_f16_n1000_staged.cubin:staged, several rows a block, masked tail"
+  "log_softmax_f16_n8192_auto.cubin:template log_softmax"
+  "softmax_backward_f32_n4097_auto.cubin:template softmax_backward (two inputs), masked tail"
+  "log_softmax_backward_bf16_n65536_auto.cubin:template log_softmax_backward, staged over a cluster"
 )
 tools="memcheck racecheck synccheck initcheck"
 if [ -z "$san" ]; then

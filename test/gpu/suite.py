@@ -218,6 +218,14 @@ def main():
             say(c.line(), out=not c.ok and shown <= 50)
     elapsed = time.time() - t0
 
+    # ---- issue 9: the torch-like API (softgen.softmax & co.), test/gpu/torch_api.py ----
+    api_failed = []
+    if not args.filter:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import torch_api
+        api_cases = torch_api.run(args.objects, say)
+        api_failed = [c for c in api_cases if not c[1]]
+
     table = summarize(entries, cases, not_run)
     failed = [c for c in cases if not c.ok] + self_failed
     text = format_table(table)
@@ -235,11 +243,13 @@ def main():
         say("suite.py: per template (passed/run): "
             + "; ".join(f"{t} {p[0]}/{p[1]}" for t, p in per.items()))
     say(f"suite.py: {len(cases) - len(failed)}/{len(cases)} cases passed, {len(failed)} failed,"
-        f" {len(not_run)} objects not run, {elapsed:.1f}s")
+        f" {len(not_run)} objects not run, {elapsed:.1f}s"
+        + (f"; torch API {len(api_cases) - len(api_failed)}/{len(api_cases)}"
+           if not args.filter else ""))
     write_markdown(os.path.join(args.outdir, "suite.md"), info, entries, cases, failed,
                    not_run, table, elapsed, args, selfcases, ttable, tselfcases)
     log.close()
-    return 1 if failed or not_run else 0
+    return 1 if failed or not_run or api_failed else 0
 
 
 # ---------------------------------------------------------------- device info

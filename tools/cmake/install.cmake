@@ -4,7 +4,7 @@
 #
 #   cmake --install build --prefix PREFIX     installs (layout: GNUInstallDirs)
 #     bin/softgen softgen-run softgen-bench
-#     lib/libsoftgen.a  lib/libsoftgen_rt.so
+#     lib/libsoftgen.a  lib/libsoftgen_rt.so  lib/softgen/libsoftgen.so (for Python)
 #     include/softgen/*.h
 #     lib/cmake/softgen/   softgenConfig.cmake, ...ConfigVersion.cmake, ...Targets.cmake
 #                          find_package(softgen) -> softgen::softgen, softgen::softgen_rt
@@ -32,10 +32,32 @@ install(TARGETS softgen_rt EXPORT softgenTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS softgen-run softgen-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/softgen
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h"
+  PATTERN "mlir.h" EXCLUDE) # its library (lib/mlir) is not installed yet
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/softgen
   DESTINATION ${SOFTGEN_INSTALL_DATADIR}/python
   PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
+
+# The directory of an imported shared library's real file (for an RPATH), or
+# "" when the target is missing or static or the file is in the linker's
+# default directories.
+function(_sg_rpath_dir target out)
+  set(dir "")
+  if(TARGET ${target})
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "SHARED_LIBRARY")
+      get_target_property(cfgs ${target} IMPORTED_CONFIGURATIONS)
+      list(GET cfgs 0 cfg)
+      get_target_property(lib ${target} IMPORTED_LOCATION_${cfg})
+      get_filename_component(lib "${lib}" REALPATH)
+      get_filename_component(dir "${lib}" DIRECTORY)
+      if(dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+        set(dir "")
+      endif()
+    endif()
+  endif()
+  set(${out} "${dir}" PARENT_SCOPE)
+endfunction()
 
 # ---- the compiler: library, CLI, templates, man page ----
 if(TARGET softgen)
@@ -44,32 +66,33 @@ if(TARGET softgen)
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(TARGETS softgen-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # libsoftgen.so, for Python's ctypes: private, so that -lsoftgen stays libsoftgen.a
+  install(TARGETS softgen_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/softgen)
   # The installed CLI keeps an RPATH to LLVM's shared library only where that
   # library's real file is outside the linker's default directories (Debian's
-  # is in /usr/lib/<multiarch>: no RPATH, and dpkg-shlibdeps sees libllvm22).
-  if(TARGET LLVM)
-    get_target_property(_sg_llvm_type LLVM TYPE)
-    if(_sg_llvm_type STREQUAL "SHARED_LIBRARY")
-      get_target_property(_sg_llvm_cfgs LLVM IMPORTED_CONFIGURATIONS)
-      list(GET _sg_llvm_cfgs 0 _sg_llvm_cfg)
-      get_target_property(_sg_llvm_lib LLVM IMPORTED_LOCATION_${_sg_llvm_cfg})
-      get_filename_component(_sg_llvm_lib "${_sg_llvm_lib}" REALPATH)
-      get_filename_component(_sg_llvm_libdir "${_sg_llvm_lib}" DIRECTORY)
-      if(NOT _sg_llvm_libdir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
-        set_target_properties(softgen-cli PROPERTIES INSTALL_RPATH "${_sg_llvm_libdir}")
-        set(SOFTGEN_PC_LLVM_RPATH " -Wl,-rpath,${_sg_llvm_libdir}") # for softgen.pc
-      endif()
+  # is in /usr/lib/<multiarch>: no RPATH, and dpkg-shlibdeps sees libllvm22);
+  # likewise libMLIR.so for the MLIR front end (Debian keeps its real file in
+  # LLVM's own lib directory).
+  _sg_rpath_dir(LLVM _sg_llvm_libdir)
+  if(_sg_llvm_libdir)
+    set_target_properties(softgen-cli PROPERTIES INSTALL_RPATH "${_sg_llvm_libdir}")
+    set(SOFTGEN_PC_LLVM_RPATH " -Wl,-rpath,${_sg_llvm_libdir}") # for softgen.pc
+  endif()
+  if(TARGET softgen_mlir)
+    _sg_rpath_dir(MLIR _sg_mlir_libdir)
+    if(_sg_mlir_libdir)
+      set_property(TARGET softgen-cli APPEND PROPERTY INSTALL_RPATH "${_sg_mlir_libdir}")
     endif()
   endif()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels-templates/
     DESTINATION ${SOFTGEN_INSTALL_DATADIR}/kernels-templates FILES_MATCHING PATTERN "*.sgt")
 
   # The CLI looks for its templates relative to its own directory first (see
-  # templates_dir() in tools/softgen/main.c), so the installed or unpacked CLI
+  # sg_template_find in lib/compile/compile.c), so the installed or unpacked CLI
   # finds the installed templates; the build tree falls back to the sources.
   file(RELATIVE_PATH _sg_bin_to_templates ${CMAKE_INSTALL_FULL_BINDIR}
     ${CMAKE_INSTALL_FULL_DATADIR}/softgen/kernels-templates)
-  target_compile_definitions(softgen-cli PRIVATE
+  target_compile_definitions(softgen PRIVATE
     SOFTGEN_TEMPLATES_RELDIR="${_sg_bin_to_templates}")
 
   # Man page: `softgen --help` through tools/softgen/help2man.sh (one source).

@@ -54,19 +54,22 @@ static int probe(sgrt_backend backend, int device) {
   return 0;
 }
 
-/* float64 reference check of one in -> one out softmax; returns 0 if it passes. */
+/* float64 reference check of one in -> one out softmax; returns 0 if it passes.
+ * The relative tolerance is the dtype's, or twice the error of the reference
+ * itself rounded to the output dtype where that is larger (16-bit rows of
+ * 2^17 and more, whose outputs are subnormals), as test/gpu/suite.py holds. */
 static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const host[], int in,
                          int out) {
   int64_t rows = t[in].rows, n = m->n;
   sg_dtype di = t[in].dtype, dout = t[out].dtype;
-  double worst_rel = 0, worst_sum = 0;
+  double worst_rel = 0, worst_sum = 0, worst_floor = 0;
   int64_t worst_row = 0, nans = 0;
   double *ref = malloc((size_t)n * sizeof *ref);
   if (!ref)
     return 1;
   for (int64_t r = 0; r < rows; r++) {
     size_t xo = (size_t)(r * t[in].row_stride), yo = (size_t)(r * t[out].row_stride);
-    double mx = -INFINITY, s = 0, num = 0, den = 0, sum = 0;
+    double mx = -INFINITY, s = 0, num = 0, den = 0, sum = 0, fnum = 0;
     for (int64_t c = 0; c < n; c++)
       mx = fmax(mx, sg_host_get(host[in], xo + (size_t)c, di));
     for (int64_t c = 0; c < n; c++)
@@ -76,9 +79,15 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
       nans += isnan(y);
       num += (y - e) * (y - e);
       den += e * e;
+      unsigned char rounded[8];
+      sg_host_put(rounded, 0, dout, (float)e);
+      double er = sg_host_get(rounded, 0, dout) - e;
+      fnum += er * er;
       sum += y;
     }
-    double rel = sqrt(num) / sqrt(den), se = fabs(sum - 1);
+    double rel = sqrt(num) / sqrt(den), se = fabs(sum - 1), floor_rel = sqrt(fnum) / sqrt(den);
+    if (floor_rel > worst_floor)
+      worst_floor = floor_rel;
     if (!(rel <= worst_rel)) {
       worst_rel = rel;
       worst_row = r;
@@ -88,9 +97,11 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
   }
   free(ref);
   double tol_rel = dout == SG_DTYPE_F32 ? 1e-5 : dout == SG_DTYPE_F16 ? 2e-3 : 1e-2;
+  if (2 * worst_floor > tol_rel)
+    tol_rel = 2 * worst_floor;
   double tol_sum = dout == SG_DTYPE_F32 ? 1e-4 : dout == SG_DTYPE_F16 ? 5e-3 : 2e-2;
   int ok = nans == 0 && worst_rel <= tol_rel && worst_sum <= tol_sum;
-  printf("check: rows=%lld max_rel_err=%.3e (row %lld, tol %.0e) max_rowsum_err=%.3e (tol %.0e) "
+  printf("check: rows=%lld max_rel_err=%.3e (row %lld, tol %.1e) max_rowsum_err=%.3e (tol %.0e) "
          "nan=%lld %s\n",
          (long long)rows, worst_rel, (long long)worst_row, tol_rel, worst_sum, tol_sum,
          (long long)nans, ok ? "PASS" : "FAIL");

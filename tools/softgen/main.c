@@ -2,9 +2,11 @@
  *
  *   softgen [options] [TEMPLATE]     see usage() or `softgen --help`
  *
- * Everything is built in memory first; files are written only when every
- * requested stage succeeded, each through a temporary file and a rename, so a
- * failure leaves no partial output. */
+ * The stages run in the library (softgen/compile.h: sg_compilation_*, with its
+ * on-disk cache); this file parses arguments, prints and writes. Everything is
+ * built in memory first, for every N asked for; files are written only when every
+ * requested stage of every kernel succeeded, each through a temporary file and a
+ * rename, so a failure leaves no partial output. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -15,36 +17,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mlir_main.h" /* MLIR mode: softgen model.mlir */
 #include "softgen/softgen.h"
 #include "support/io.h"
-
-#ifndef SOFTGEN_VERSION
-#define SOFTGEN_VERSION "unknown"
-#endif
-#ifndef SOFTGEN_LLVM_VERSION
-#define SOFTGEN_LLVM_VERSION "unknown"
-#endif
-#ifndef SOFTGEN_TEMPLATES_DIR
-#define SOFTGEN_TEMPLATES_DIR "kernels-templates"
-#endif
-/* The installed templates, relative to the directory of the executable
- * (<bindir> -> <datadir>/softgen/kernels-templates; set by cmake/install.cmake). */
-#ifndef SOFTGEN_TEMPLATES_RELDIR
-#define SOFTGEN_TEMPLATES_RELDIR "../share/softgen/kernels-templates"
-#endif
 
 static void usage(FILE *f) {
   fputs(
       "usage: softgen [options] [TEMPLATE]\n"
+      "       softgen [options] MODEL.mlir\n"
       "\n"
       "Generates a softmax-family GPU kernel from a template (.sgt) and Wave-style\n"
       "constraints, through LLVM's NVPTX or AMDGPU backend.\n"
       "TEMPLATE is a .sgt file or the name of one in the templates directory\n"
       "(default: softmax; directory: $SOFTGEN_TEMPLATES, else the installed one,\n"
-      "<bindir>/" SOFTGEN_TEMPLATES_RELDIR ", else the one softgen was built with).\n"
+      "<bindir>/../share/softgen/kernels-templates, else the one softgen was built with).\n"
       "\n"
       "Problem:\n"
-      "  -D N=<int>              row length (required); M, the row count, is a run-time argument\n"
+      "  -D N=<int>              row length (required); M, the row count, is a run-time argument.\n"
+      "                          Several values (-D N=1024,4096 or -D repeated) make one\n"
+      "                          kernel each (progress on stderr when it is a terminal)\n"
       "  --dtype f16|bf16|f32    element type of the template's T tensors (default f16)\n"
       "  --target nvptx|amdgpu|host\n"
       "                          backend (default nvptx; host: this machine's CPU)\n"
@@ -65,11 +56,21 @@ static void usage(FILE *f) {
       "  -o FILE                 write the single --emit kind to FILE ('-' for stdout)\n"
       "  --print-config          print the resolved plan and exit\n"
       "  --inspect FILE          print the launch metadata of a code object and exit\n"
+      "MLIR (input MODEL.mlir, or --mlir):\n"
+      "  --mlir                  read the input as an MLIR module: every linalg.softmax\n"
+      "                          becomes a gpu.launch_func of a kernel in a gpu.binary;\n"
+      "                          writes DIR/<kernel>.<ext> and DIR/MODEL.gpu.mlir (-o: the\n"
+      "                          module only); --emit asm|obj picks what gpu.objects hold\n"
+      "Cache (compiled outputs are reused when nothing that changes them changed):\n"
+      "  --cache-dir DIR         cache directory (default: $SOFTGEN_CACHE_DIR, else\n"
+      "                          $XDG_CACHE_HOME/softgen, else ~/.cache/softgen)\n"
+      "  --no-cache              neither read nor write the cache (also: SOFTGEN_CACHE=0)\n"
       "Tools:\n"
       "  --ptxas PATH            ptxas to use (default: $CUDA_HOME/bin, then PATH)\n"
       "  --lld PATH              ld.lld to use (default: LLVM 22's tools directory, then PATH)\n"
       "Other:\n"
-      "  -v, --verbose           print the plan and the time of each stage to stderr\n"
+      "  -v, --verbose           print the plan, the time of each stage and the cache's\n"
+      "                          use to stderr\n"
       "  -h, --help              this help\n"
       "  --version               version of softgen and of LLVM\n"
       "\n"
@@ -77,7 +78,16 @@ static void usage(FILE *f) {
       f);
 }
 
-enum { EMIT_LLVM = 1, EMIT_LLVM_OPT = 2, EMIT_ASM = 4, EMIT_OBJ = 8, EMIT_ALL = 15, EMIT_SO = 16 };
+/* --emit kinds: the SG_OUTPUT_BIT mask of softgen/compile.h */
+enum {
+  EMIT_LLVM = SG_OUTPUT_BIT(SG_OUTPUT_LLVM),
+  EMIT_LLVM_OPT = SG_OUTPUT_BIT(SG_OUTPUT_LLVM_OPT),
+  EMIT_ASM = SG_OUTPUT_BIT(SG_OUTPUT_ASM),
+  EMIT_OBJ = SG_OUTPUT_BIT(SG_OUTPUT_OBJECT),
+  EMIT_ALL = EMIT_LLVM | EMIT_LLVM_OPT | EMIT_ASM | EMIT_OBJ,
+  EMIT_SO = SG_OUTPUT_BIT(SG_OUTPUT_SHARED), /* not in "all": host only */
+  MAX_NS = 1024 /* kernels one invocation makes */
+};
 
 typedef struct options {
   const char *template_arg;
@@ -87,10 +97,11 @@ typedef struct options {
   const char *constraint_texts[16];
   int nconstraint_texts;
   sg_problem problem;
-  int have_n;
+  int64_t ns[MAX_NS]; /* the -D N= values, in order */
+  int nns;
   unsigned emit;
-  int emit_given, print_config, verbose;
-  const char *inspect;
+  int emit_given, print_config, verbose, no_cache, mlir;
+  const char *inspect, *cache_dir;
   sg_emit_options tools;
 } options;
 
@@ -127,17 +138,25 @@ static int parse_emit(options *o, const char *list) {
   return 0;
 }
 
+/* -D N=<int>[,<int>...]: appends each value to o->ns. */
 static int parse_n(options *o, const char *def) {
   if (strncmp(def, "N=", 2) != 0)
     return bad_usage("-D takes N=<int>, not '%s'", def);
-  char *end;
-  errno = 0;
-  long long n = strtoll(def + 2, &end, 10);
-  if (def[2] == '\0' || *end || errno || n < 1 || n > 2147483647LL)
-    return bad_usage("-D N=%s: N must be an integer from 1 to 2^31-1", def + 2);
-  o->problem.n = n;
-  o->have_n = 1;
-  return 0;
+  const char *p = def + 2;
+  do { /* p: the next value; a trailing ',' leaves an empty one: rejected */
+    char *end;
+    errno = 0;
+    long long n = strtoll(p, &end, 10);
+    if (end == p || (*end && *end != ',') || errno || n < 1 || n > 2147483647LL)
+      return bad_usage("-D N=%s: N must be an integer from 1 to 2^31-1 (or a comma-separated list)",
+                       def + 2);
+    if (o->nns == MAX_NS)
+      return bad_usage("-D N=%s: at most 1024 values of N in one invocation", def + 2);
+    o->ns[o->nns++] = n;
+    p = end + 1;
+    if (!*end)
+      return 0;
+  } while (1);
 }
 
 /* Parses argv into o; returns -1 to go on, else an exit status. */
@@ -166,10 +185,12 @@ static int parse_args(int argc, char **argv, options *o) {
       usage(stdout);
       return 0;
     } else if (strcmp(a, "--version") == 0) {
-      printf("softgen %s (LLVM %s)\n", SOFTGEN_VERSION, SOFTGEN_LLVM_VERSION);
+      printf("softgen %s (LLVM %s)\n", sg_version(), sg_llvm_version());
       return 0;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       o->verbose = 1;
+    } else if (strcmp(a, "--mlir") == 0) {
+      o->mlir = 1;
     } else if (strcmp(a, "--print-config") == 0) {
       o->print_config = 1;
     } else if (strncmp(a, "-D", 2) == 0 && !eq) {
@@ -214,6 +235,11 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--inspect") == 0) {
       VALUE();
       o->inspect = val;
+    } else if (strcmp(a, "--cache-dir") == 0) {
+      VALUE();
+      o->cache_dir = val;
+    } else if (strcmp(a, "--no-cache") == 0) {
+      o->no_cache = 1;
     } else if (strcmp(a, "--ptxas") == 0) {
       VALUE();
       o->tools.ptxas = val;
@@ -236,13 +262,6 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static void stage(const options *o, const char *name, double *t0) {
-  double t = now_ms();
-  if (o->verbose)
-    fprintf(stderr, "softgen: %-9s %8.2f ms\n", name, t - *t0);
-  *t0 = t;
 }
 
 static int fail(const sg_diag *d) {
@@ -270,49 +289,155 @@ static int inspect(const char *path) {
   return 0;
 }
 
-/* The templates directory: $SOFTGEN_TEMPLATES when set; else the installed one
- * next to the executable (<bindir>/SOFTGEN_TEMPLATES_RELDIR) when it exists, so
- * an installed or unpacked (relocated) softgen finds its own templates; else
- * the directory softgen was built with (the source tree). */
-static const char *templates_dir(void) {
-  const char *env = getenv("SOFTGEN_TEMPLATES");
+
+/* One kernel's outputs, kept in memory until every kernel is built. */
+typedef struct kernel_out {
+  sg_buffer buf[SG_OUTPUT_COUNT];
+  char name[128];
+  const char *asm_ext, *obj_ext, *so_ext;
+} kernel_out;
+
+/* Progress on stderr while several kernels are made: on a terminal (and not
+ * with -v, which prints its own lines); SOFTGEN_PROGRESS=1 or 0 forces it. */
+static int progress_wanted(const options *o) {
+  const char *env = getenv("SOFTGEN_PROGRESS");
   if (env && *env)
-    return env;
-  static char found[PATH_MAX];
-  char dir[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-  char *slash = n > 0 ? (dir[n] = '\0', strrchr(dir, '/')) : NULL;
-  if (slash) {
-    *slash = '\0'; /* the executable's directory; "../" steps up lexically */
-    const char *rel = SOFTGEN_TEMPLATES_RELDIR;
-    while (strncmp(rel, "../", 3) == 0 && (slash = strrchr(dir, '/')) != NULL) {
-      *slash = '\0';
-      rel += 3;
-    }
-    struct stat sb;
-    int len = snprintf(found, sizeof found, "%s/%s", dir, rel);
-    if (len > 0 && (size_t)len < sizeof found && stat(found, &sb) == 0 && S_ISDIR(sb.st_mode))
-      return found;
-  }
-  return SOFTGEN_TEMPLATES_DIR;
+    return strcmp(env, "0") != 0;
+  return o->nns > 1 && !o->verbose && isatty(2);
 }
 
-/* Resolves TEMPLATE: a path as given, else <templates dir>/<name>.sgt. */
-static void template_path(const char *arg, char *out, size_t cap) {
-  struct stat sb;
-  if (strchr(arg, '/') || stat(arg, &sb) == 0) {
-    snprintf(out, cap, "%s", arg);
+static void progress(int on, int i, int n, const char *what) {
+  if (!on)
     return;
-  }
-  if (snprintf(out, cap, "%s/%s%s", templates_dir(), arg, strstr(arg, ".sgt") ? "" : ".sgt") < 0)
-    out[0] = '\0';
+  if (i < n)
+    fprintf(stderr, "\rsoftgen: [%d/%d] %s\033[K", i + 1, n, what);
+  else
+    fprintf(stderr, "\rsoftgen: %d kernels\033[K\n", n);
+  fflush(stderr);
 }
 
-typedef struct output {
-  unsigned kind;
-  sg_buffer buf;
-  char path[4096];
-} output;
+static void print_stage(const char *name, double ms) {
+  if (ms >= 0)
+    fprintf(stderr, "softgen: %-9s %8.2f ms\n", name, ms);
+}
+
+/* -v after emission: the code generation stages that ran, then the cache. */
+static void print_emit_stats(const sg_compile_stats *st) {
+  print_stage("ir", st->ms_ir);
+  print_stage("optimise", st->ms_optimise);
+  print_stage("emit", st->ms_emit);
+  print_stage("assemble", st->ms_assemble);
+  if (st->cache_dir[0])
+    fprintf(stderr, "softgen: cache     %8.2f ms (%u hit, %u stored, %u rejected as corrupt; %s)\n",
+            st->ms_cache < 0 ? 0.0 : st->ms_cache, st->cache_hits, st->cache_stores,
+            st->cache_rejected, st->cache_dir);
+}
+
+/* Builds kernel i (its N is o->ns[i]) into k, or prints its plan (--print-config). */
+static sg_status make_kernel(const options *o, sg_compile_options *co, int i, kernel_out *k,
+                             sg_diag *d) {
+  sg_compilation *c;
+  co->problem.n = o->ns[i];
+  sg_status st = sg_compilation_create(co, &c, d);
+  if (st)
+    return st;
+  const sg_compile_stats *stats = sg_compilation_stats(c);
+  const sg_plan *plan = sg_compilation_plan(c);
+  if (o->verbose) {
+    print_stage("parse", stats->ms_parse);
+    print_stage("resolve", stats->ms_resolve);
+  }
+  if (o->print_config || o->verbose)
+    sg_plan_print(plan, o->print_config ? stdout : stderr);
+  if (!o->print_config) {
+    snprintf(k->name, sizeof k->name, "%s", sg_plan_kernel_name(plan));
+    k->asm_ext = sg_plan_asm_ext(plan);
+    k->obj_ext = sg_plan_object_ext(plan);
+    k->so_ext = sg_plan_shared_ext(plan);
+    st = sg_compilation_emit(c, k->buf, d);
+    if (!st && stats->warning[0] && (stats->skipped || o->verbose))
+      fprintf(stderr, "softgen: warning: %s\n", stats->warning);
+    if (!st && o->verbose)
+      print_emit_stats(stats);
+  }
+  sg_compilation_destroy(c);
+  return st;
+}
+
+/* Writes every output of every kernel, or none (removes what it wrote on a failure). */
+static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag *d) {
+  static const char *const ll_ext[] = {".ll", ".opt.ll"};
+  int to_stdout = o->out_file && strcmp(o->out_file, "-") == 0;
+  if (!o->out_file && mkdir(o->out_dir, 0777) != 0 && errno != EEXIST)
+    return sg_diag_set(d, SG_ERR_IO, "%s: cannot create directory: %s", o->out_dir, strerror(errno));
+  char(*paths)[4096] = calloc((size_t)nk * SG_OUTPUT_COUNT, sizeof *paths);
+  if (!paths)
+    return sg_diag_set(d, SG_ERR_NO_MEMORY, "out of memory");
+  sg_status st = SG_OK;
+  int written = 0;
+  for (int i = 0; i < nk * SG_OUTPUT_COUNT && !st; i++) {
+    const kernel_out *k = &ks[i / SG_OUTPUT_COUNT];
+    int kind = i % SG_OUTPUT_COUNT;
+    if (!k->buf[kind].data)
+      continue;
+    const char *ext = kind < SG_OUTPUT_ASM ? ll_ext[kind] : kind == SG_OUTPUT_ASM ? k->asm_ext
+                      : kind == SG_OUTPUT_SHARED ? k->so_ext : k->obj_ext;
+    if (o->out_file)
+      snprintf(paths[i], sizeof paths[i], "%s", o->out_file);
+    else
+      snprintf(paths[i], sizeof paths[i], "%s/%s%s", o->out_dir, k->name, ext);
+    if (to_stdout)
+      fwrite(k->buf[kind].data, 1, k->buf[kind].size, stdout);
+    else
+      st = sg_write_file(paths[i], k->buf[kind].data, k->buf[kind].size, d);
+    written = i + 1;
+  }
+  for (int i = 0; i < written; i++) {
+    if (!paths[i][0] || to_stdout)
+      continue;
+    if (st)
+      remove(paths[i]); /* all or nothing */
+    else if (!o->out_file || o->verbose) /* -o is quiet, as compilers are */
+      printf("softgen: wrote %s (%zu bytes)\n", paths[i],
+             ks[i / SG_OUTPUT_COUNT].buf[i % SG_OUTPUT_COUNT].size);
+  }
+  free(paths);
+  return st;
+}
+
+/* Builds the constraints of -C and --constraints into *c. */
+static sg_status load_constraints(const options *o, sg_constraints **c, sg_diag *d) {
+  sg_status st = sg_constraints_create(c, d);
+  for (int i = 0; i < o->nconstraint_files && !st; i++)
+    st = sg_constraints_load(*c, o->constraint_files[i], d);
+  for (int i = 0; i < o->nconstraint_texts && !st; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "<-C %d>", i + 1);
+    st = sg_constraints_parse(*c, name, o->constraint_texts[i], strlen(o->constraint_texts[i]), d);
+  }
+  return st;
+}
+
+/* softgen MODEL.mlir (tools/softgen/mlir_main.c). */
+static int mlir_mode(const options *o) {
+  sg_constraints *c = NULL;
+  sg_diag d;
+  int rc = 1;
+  if (load_constraints(o, &c, &d) == SG_OK) {
+    sg_cli_mlir_job j = {o->template_arg, o->out_dir, o->out_file, o->problem.target,
+                         o->problem.arch, c, &o->tools, 0, 0, 0, o->verbose};
+    if (o->emit_given) {
+      j.emit_asm = (o->emit & EMIT_ASM) != 0;
+      j.emit_obj = (o->emit & EMIT_OBJ) != 0;
+      j.emit_other = (o->emit & (EMIT_LLVM | EMIT_LLVM_OPT)) != 0;
+    }
+    rc = sg_cli_mlir(&j);
+  } else {
+    fail(&d);
+  }
+  sg_constraints_destroy(c);
+  return rc;
+}
 
 int main(int argc, char **argv) {
   options o;
@@ -325,127 +450,68 @@ int main(int argc, char **argv) {
     return r;
   if (o.inspect)
     return inspect(o.inspect);
-  if (!o.have_n)
+  if (o.mlir || sg_cli_is_mlir(o.template_arg))
+    return mlir_mode(&o);
+  if (!o.nns)
     return bad_usage("the row length is not set: pass -D N=<int>%s", "");
   if (o.out_file && (o.emit & (o.emit - 1)))
     return bad_usage("-o writes one file: choose one kind with --emit (got '%s')",
                      o.emit_given ? "several" : "the default, several");
+  if (o.out_file && o.nns > 1 && !o.print_config)
+    return bad_usage("-o writes one file: give one N (got %s), or use --out-dir", "several");
 
   sg_diag d;
   sg_diag_clear(&d);
-  double t0 = now_ms(), start = t0;
-  char tpath[4096];
-  template_path(o.template_arg ? o.template_arg : "softmax", tpath, sizeof tpath);
-  sg_template *t = NULL;
-  sg_constraints *c = NULL;
-  sg_plan *plan = NULL;
-  sg_module *m = NULL;
-  output outs[5];
-  int nouts = 0, status = 1;
-  memset(outs, 0, sizeof outs);
-  if (sg_template_load(tpath, &t, &d))
-    goto done;
-  if (sg_constraints_create(&c, &d))
-    goto done;
+  double start = now_ms();
+  sg_source cons[32];
+  int ncons = 0;
   for (int i = 0; i < o.nconstraint_files; i++)
-    if (sg_constraints_load(c, o.constraint_files[i], &d))
-      goto done;
+    cons[ncons++] = (sg_source){o.constraint_files[i], NULL, 0};
+  char cnames[16][32];
   for (int i = 0; i < o.nconstraint_texts; i++) {
-    char name[32];
-    snprintf(name, sizeof name, "<-C %d>", i + 1);
-    if (sg_constraints_parse(c, name, o.constraint_texts[i], strlen(o.constraint_texts[i]), &d))
-      goto done;
+    snprintf(cnames[i], sizeof cnames[i], "<-C %d>", i + 1);
+    cons[ncons++] = (sg_source){cnames[i], o.constraint_texts[i], strlen(o.constraint_texts[i])};
   }
-  stage(&o, "parse", &t0);
-  if (sg_plan_resolve(t, c, &o.problem, &plan, &d))
-    goto done;
-  stage(&o, "resolve", &t0);
-  if (o.print_config) {
-    sg_plan_print(plan, stdout);
-    status = 0;
-    goto done;
-  }
-  if (o.verbose)
-    sg_plan_print(plan, stderr);
-  if (sg_codegen(t, plan, &m, &d))
-    goto done;
-  stage(&o, "ir", &t0);
-  if (o.emit & EMIT_LLVM) {
-    if (sg_module_emit(m, SG_EMIT_LLVM, NULL, &outs[nouts].buf, &d))
-      goto done;
-    outs[nouts++].kind = EMIT_LLVM;
-  }
-  if (sg_module_optimize(m, &d))
-    goto done;
-  stage(&o, "optimise", &t0);
-  if (o.emit & EMIT_LLVM_OPT) {
-    if (sg_module_emit(m, SG_EMIT_LLVM, NULL, &outs[nouts].buf, &d))
-      goto done;
-    outs[nouts++].kind = EMIT_LLVM_OPT;
-  }
-  if (o.emit & EMIT_ASM) {
-    if (sg_module_emit(m, SG_EMIT_ASM, NULL, &outs[nouts].buf, &d))
-      goto done;
-    outs[nouts++].kind = EMIT_ASM;
-    stage(&o, "emit", &t0);
-  }
-  if (o.emit & EMIT_OBJ) {
-    sg_status st = sg_module_emit(m, SG_EMIT_OBJECT, &o.tools, &outs[nouts].buf, &d);
-    if (st == SG_ERR_TOOL && !o.emit_given) {
-      fprintf(stderr, "softgen: warning: %s\n", d.message);
-      sg_diag_clear(&d);
-    } else if (st) {
-      goto done;
-    } else {
-      outs[nouts++].kind = EMIT_OBJ;
-      stage(&o, "assemble", &t0);
-    }
-  }
-  if (o.emit & EMIT_SO) {
-    if (sg_module_emit(m, SG_EMIT_SHARED, &o.tools, &outs[nouts].buf, &d))
-      goto done;
-    outs[nouts++].kind = EMIT_SO;
-    stage(&o, "link", &t0);
-  }
-  /* everything is in memory: write it */
-  if (!o.out_file && mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
-    sg_diag_set(&d, SG_ERR_IO, "%s: cannot create directory: %s", o.out_dir, strerror(errno));
+  sg_compile_options co;
+  sg_compile_options_init(&co);
+  co.template_src.name = o.template_arg ? o.template_arg : "softmax";
+  co.constraints = cons;
+  co.nconstraints = ncons;
+  co.problem = o.problem;
+  co.outputs = o.emit;
+  co.optional_outputs = o.emit_given ? 0 : EMIT_OBJ; /* the default emission skips a missing ptxas */
+  co.tools = o.tools;
+  co.cache_dir = o.cache_dir;
+  co.no_cache = o.no_cache;
+
+  int status = 1, show = progress_wanted(&o);
+  kernel_out *ks = calloc((size_t)o.nns, sizeof *ks);
+  if (!ks) {
+    sg_diag_set(&d, SG_ERR_NO_MEMORY, "out of memory");
     goto done;
   }
-  for (int i = 0; i < nouts; i++) {
-    const char *ext = outs[i].kind == EMIT_LLVM ? ".ll" : outs[i].kind == EMIT_LLVM_OPT ? ".opt.ll"
-                      : outs[i].kind == EMIT_ASM ? sg_plan_asm_ext(plan)
-                      : outs[i].kind == EMIT_SO  ? sg_plan_shared_ext(plan) : sg_plan_object_ext(plan);
-    if (o.out_file)
-      snprintf(outs[i].path, sizeof outs[i].path, "%s", o.out_file);
-    else
-      snprintf(outs[i].path, sizeof outs[i].path, "%s/%s%s", o.out_dir, sg_plan_kernel_name(plan), ext);
-  }
-  for (int i = 0; i < nouts; i++) {
-    if (o.out_file && strcmp(o.out_file, "-") == 0) {
-      fwrite(outs[i].buf.data, 1, outs[i].buf.size, stdout);
-      continue;
-    }
-    if (sg_write_file(outs[i].path, outs[i].buf.data, outs[i].buf.size, &d)) {
-      for (int j = 0; j < i; j++)
-        remove(outs[j].path); /* all or nothing */
+  for (int i = 0; i < o.nns; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "N=%lld", (long long)o.ns[i]);
+    progress(show, i, o.nns, what);
+    if (make_kernel(&o, &co, i, &ks[i], &d)) {
+      if (show)
+        fputc('\n', stderr);
       goto done;
     }
   }
-  if (!o.out_file || o.verbose) /* -o is quiet, as compilers are */
-    for (int i = 0; i < nouts && !(o.out_file && strcmp(o.out_file, "-") == 0); i++)
-      printf("softgen: wrote %s (%zu bytes)\n", outs[i].path, outs[i].buf.size);
-  if (o.verbose)
+  progress(show, o.nns, o.nns, NULL);
+  if (!o.print_config && write_outputs(&o, ks, o.nns, &d))
+    goto done;
+  if (o.verbose && !o.print_config)
     fprintf(stderr, "softgen: total     %8.2f ms\n", now_ms() - start);
   status = 0;
 done:
   if (status && d.message[0])
     fail(&d);
-  for (int i = 0; i < 5; i++)
-    sg_buffer_free(&outs[i].buf);
-  sg_module_destroy(m);
-  sg_plan_destroy(plan);
-  sg_constraints_destroy(c);
-  sg_template_destroy(t);
+  for (int i = 0; ks && i < o.nns; i++)
+    for (int k = 0; k < SG_OUTPUT_COUNT; k++)
+      sg_buffer_free(&ks[i].buf[k]);
+  free(ks);
   return status;
 }

@@ -208,6 +208,14 @@ FAKE_API CUresult cuModuleUnload(void *mod) {
   return 0;
 }
 
+FAKE_API CUresult cuFuncSetAttribute(void *fn, int attrib, int value) {
+  INJECT(cuFuncSetAttribute);
+  NEED_CTX(cuFuncSetAttribute);
+  fake_log(PFX, "cuFuncSetAttribute fn=%s attrib=%d value=%d", ((fake_module *)fn)->meta.kernel,
+           attrib, value);
+  return 0;
+}
+
 #ifndef FAKE_NO_LAUNCH
 FAKE_API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                  unsigned by, unsigned bz, unsigned smem, void *stream,

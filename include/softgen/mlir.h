@@ -1,0 +1,125 @@
+/* softgen/mlir.h - the MLIR front end: compile the softmax ops of an MLIR module.
+ *
+ * Built only when CMake finds MLIR (libsoftgen_mlir; needs the MLIR C API of
+ * LLVM 22). For every `linalg.softmax` of a module, softgen picks its template
+ * (softmax), N (the reduced dim), M (rows: the product of the other dims) and
+ * dtype, generates one code object per distinct kernel through the normal
+ * pipeline, and rewrites each memref-form op in place into
+ *
+ *   gpu.binary @K [#gpu.object<#nvvm.target<chip = "sm_90">, bin = "...">]
+ *   gpu.launch_func @K::@K [clusters in (C, 1, 1)] blocks in (G, 1, 1)
+ *       threads in (B, 1, 1) args(<the kernel's parameters, in its "arg" order>)
+ *
+ * where tensors are passed as !llvm.ptr (the memref's aligned pointer plus its
+ * static offset), rows and row strides as i64, and G, B, C come from the code
+ * object's launch metadata (softgen/meta.h) as the runtime computes them. The
+ * module gets `gpu.container_module`. Softmax decomposed into linalg.generic
+ * ops (max, sub, exp, sum, div on tensors) is first raised to linalg.softmax
+ * (lib/mlir/raise.c). Ops softgen cannot take are left as they
+ * are and reported (sg_mlir_report), each with its MLIR location and reason:
+ * tensor operands (bufferize first), dynamic or non-static shapes and layouts,
+ * element types other than f16 / bf16 / f32, a reduced dim that is not the
+ * innermost non-unit one, and problems the plan rejects.
+ *
+ *   sg_mlir_options o = {0};                  nvptx, sm_90, built-in template
+ *   sg_mlir_report r;
+ *   sg_diag d;
+ *   if (sg_mlir_compile_module(module, &o, &r, &d)) ... d.message
+ *   for (int i = 0; i < r.nops; i++) ... r.ops[i].location, r.ops[i].message
+ *   sg_mlir_report_free(&r);
+ */
+#ifndef SOFTGEN_MLIR_H
+#define SOFTGEN_MLIR_H
+
+#include <stdint.h>
+
+#include "mlir-c/IR.h"
+#include "softgen/api.h"
+#include "softgen/codegen.h"
+#include "softgen/constraints.h"
+#include "softgen/diag.h"
+#include "softgen/meta.h"
+#include "softgen/template.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What each gpu.object embeds. */
+typedef enum sg_mlir_format {
+  SG_MLIR_FORMAT_AUTO,    /* the code object (.cubin, .hsaco); nvptx without ptxas: PTX */
+  SG_MLIR_FORMAT_OBJECT,  /* the code object; a missing ptxas / ld.lld is an error */
+  SG_MLIR_FORMAT_ASSEMBLY /* PTX text (nvptx only: `assembly = "..."`) */
+} sg_mlir_format;
+
+typedef struct sg_mlir_options {
+  const char *target;                /* "nvptx" (NULL) or "amdgpu" */
+  const char *arch;                  /* NULL: the target's default */
+  const sg_template *softmax;        /* NULL: softgen's built-in softmax template */
+  const sg_constraints *constraints; /* NULL: everything chosen automatically */
+  sg_emit_options tools;             /* ptxas, ld.lld */
+  sg_mlir_format format;
+  int analyze_only; /* 1: find and classify the ops only; no kernels, module untouched */
+  int keep_decomposed; /* 1: leave softmax decomposed into linalg.generic ops alone */
+} sg_mlir_options;
+
+/* One linalg.softmax of the module, in walk (pre-)order. */
+typedef struct sg_mlir_op {
+  char location[512]; /* "file:line:col" of the op (or MLIR's own location text) */
+  int compiled;       /* 1: replaced by a gpu.launch_func of kernels[kernel] */
+  sg_status status;   /* SG_OK when compiled (or compilable, with analyze_only) */
+  char message[512];  /* why it was left alone; empty otherwise */
+  int tensor_form;    /* operands are tensors */
+  int raised;         /* 1: raised from its decomposed form (max, sub, exp, sum, div generics) */
+  int rank, dim;      /* rank of the operands, the reduced dim */
+  int64_t outer, n, inner; /* products of the dims before, at and after dim (-1: dynamic) */
+  int64_t m;               /* rows: outer * inner (-1: dynamic) */
+  int has_dtype;
+  sg_dtype dtype;
+  int kernel;                   /* index into sg_mlir_report.kernels, or -1 */
+  uint64_t grid;                /* blocks of the launch (compiled ops) */
+  unsigned block, cluster;      /* threads per block, blocks per cluster */
+} sg_mlir_op;
+
+/* One distinct kernel (template, dtype, N) of the module. */
+typedef struct sg_mlir_kernel {
+  char name[128];    /* the kernel's symbol, also the gpu.binary's */
+  sg_meta meta;      /* its launch metadata, read back from the object */
+  int assembly;      /* 1: object is PTX text; 0: a .cubin / .hsaco */
+  const char *ext;   /* ".cubin", ".hsaco" or ".ptx" */
+  sg_buffer object;  /* the bytes embedded in the gpu.binary */
+} sg_mlir_kernel;
+
+typedef struct sg_mlir_report {
+  int nops, ncompiled;
+  sg_mlir_op *ops;
+  int nkernels;
+  sg_mlir_kernel *kernels;
+  char warning[512]; /* non-fatal, e.g. "ptxas not found ...: the gpu.objects hold PTX" */
+} sg_mlir_report;
+
+/* Compiles the linalg.softmax ops of module in place (see the top of this
+ * file). report (required) is filled even on failure, as far as it got, and is
+ * released with sg_mlir_report_free. Ops softgen cannot take are not errors:
+ * they are listed in report with SG_ERR_UNSUPPORTED (or the plan's status) and
+ * left in the module. Errors (SG_ERR_TOOL, SG_ERR_CODEGEN, ...) leave the module
+ * as it was. MLIR's diagnostics during the call are captured into diag. */
+SG_API sg_status sg_mlir_compile_module(MlirModule module, const sg_mlir_options *opts,
+                                        sg_mlir_report *report, sg_diag *diag);
+
+/* Parses text (len bytes, need not be NUL-terminated; name gives locations
+ * their file name) in a fresh context with every MLIR dialect registered,
+ * verifies it, compiles it as sg_mlir_compile_module does, and prints the
+ * resulting module into out (caller frees with sg_buffer_free). A parse or verifier error gives
+ * SG_ERR_PARSE with MLIR's message at "name:line:col". out may be NULL. */
+SG_API sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
+                                      const sg_mlir_options *opts, sg_buffer *out,
+                                      sg_mlir_report *report, sg_diag *diag);
+
+/* Releases what a report holds and zeroes it. report may be NULL. */
+SG_API void sg_mlir_report_free(sg_mlir_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,131 @@
+/* cache.c - the compile cache's entries on disk (compile/cache.h). POSIX.
+ * Entry layout (little-endian): "SGCACHE1" | u64 payload length | SHA-256 of
+ * the payload (32) | the key's first 16 bytes | payload. */
+#define _POSIX_C_SOURCE 200809L
+#include "compile/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "SGCACHE1"
+enum { HEADER = 64, KEY_IN_HEADER = 16, MAX_ENTRY = 1 << 30 };
+
+void sgc_key_field(sg_sha256 *key, const char *label, const void *data, size_t len) {
+  char head[96];
+  int n = snprintf(head, sizeof head, "%s %zu\n", label, len);
+  sg_sha256_update(key, head, (size_t)n);
+  if (len)
+    sg_sha256_update(key, data, len);
+}
+
+static void entry_path(const char *dir, const unsigned char key[SGC_KEY_BYTES], char *out,
+                       size_t cap) {
+  char hex[2 * SGC_KEY_BYTES + 1];
+  for (int i = 0; i < SGC_KEY_BYTES; i++)
+    snprintf(hex + 2 * i, 3, "%02x", key[i]);
+  snprintf(out, cap, "%s/%s.sgc", dir, hex);
+}
+
+static void header(unsigned char h[HEADER], const unsigned char key[SGC_KEY_BYTES],
+                   const void *data, size_t len) {
+  memset(h, 0, HEADER);
+  memcpy(h, MAGIC, 8);
+  for (int i = 0; i < 8; i++)
+    h[8 + i] = (unsigned char)((uint64_t)len >> (8 * i));
+  sg_sha256_of(data, len, h + 16);
+  memcpy(h + 48, key, KEY_IN_HEADER);
+}
+
+sgc_lookup sgc_read(const char *dir, const unsigned char key[SGC_KEY_BYTES], sg_buffer *out) {
+  char path[4096];
+  entry_path(dir, key, path, sizeof path);
+  out->data = NULL;
+  out->size = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return SGC_MISS;
+  unsigned char h[HEADER], want[HEADER];
+  struct stat sb;
+  uint64_t len = 0;
+  int ok = fread(h, 1, HEADER, f) == HEADER && memcmp(h, MAGIC, 8) == 0 &&
+           fstat(fileno(f), &sb) == 0;
+  for (int i = 0; ok && i < 8; i++)
+    len |= (uint64_t)h[8 + i] << (8 * i);
+  ok = ok && len <= MAX_ENTRY && (uint64_t)sb.st_size == HEADER + len &&
+       memcmp(h + 48, key, KEY_IN_HEADER) == 0;
+  char *data = ok ? malloc((size_t)len + 1) : NULL;
+  ok = data && fread(data, 1, (size_t)len, f) == len;
+  fclose(f);
+  if (ok) {
+    header(want, key, data, (size_t)len);
+    ok = memcmp(want, h, HEADER) == 0;
+  }
+  if (!ok) {
+    free(data);
+    return SGC_CORRUPT;
+  }
+  data[len] = '\0';
+  out->data = data;
+  out->size = (size_t)len;
+  return SGC_HIT;
+}
+
+/* mkdir -p with mode 0700 for the directories it creates. */
+static int make_dirs(const char *dir) {
+  char p[4096];
+  int n = snprintf(p, sizeof p, "%s", dir);
+  if (n <= 0 || (size_t)n >= sizeof p)
+    return -1;
+  for (char *s = p + 1; *s; s++) {
+    if (*s != '/')
+      continue;
+    *s = '\0';
+    if (mkdir(p, 0700) != 0 && errno != EEXIST)
+      return -1;
+    *s = '/';
+  }
+  return mkdir(p, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int write_all(int fd, const void *data, size_t len) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+sg_status sgc_write(const char *dir, const unsigned char key[SGC_KEY_BYTES], const void *data,
+                    size_t len, sg_diag *diag) {
+  char path[4096], tmp[4096 + 32];
+  if (make_dirs(dir) != 0)
+    return sg_diag_set(diag, SG_ERR_IO, "cache: cannot create %s: %s", dir, strerror(errno));
+  entry_path(dir, key, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    return sg_diag_set(diag, SG_ERR_IO, "cache: cannot write in %s: %s", dir, strerror(errno));
+  unsigned char h[HEADER];
+  header(h, key, data, len);
+  int ok = fchmod(fd, 0644) == 0 && write_all(fd, h, HEADER) == 0 &&
+           write_all(fd, data, len) == 0 && fsync(fd) == 0;
+  ok &= close(fd) == 0;
+  if (!ok || rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    return sg_diag_set(diag, SG_ERR_IO, "cache: cannot write %s: %s", path, strerror(e));
+  }
+  return SG_OK;
+}

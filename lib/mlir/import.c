@@ -1,0 +1,323 @@
+/* import.c - finds the linalg.softmax ops of a module and classifies them.
+ *
+ * Needs: a module (MLIR C API). Produces: report->ops (sg_mlir_op, with the
+ * op's location, shape as outer x N x inner, dtype, and SG_OK or the reason
+ * softgen cannot take it) and the parallel sgm_op records the rewrite uses
+ * (operand values, row strides, offsets). Also the diagnostic capture and the
+ * location formatting that the other files of lib/mlir share. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir/mlir_impl.h"
+
+/* ---- diagnostics and locations ---- */
+
+void sgm_text_put(MlirStringRef s, void *user) {
+  sgm_text *b = user;
+  if (b->len + 1 >= b->cap)
+    return;
+  size_t n = s.length < b->cap - 1 - b->len ? s.length : b->cap - 1 - b->len;
+  memcpy(b->buf + b->len, s.data, n);
+  b->len += n;
+  b->buf[b->len] = '\0';
+}
+
+/* The first file:line:col inside loc, or 0. */
+static int find_file_loc(MlirLocation loc, MlirLocation *out, int depth) {
+  if (depth > 16 || mlirLocationIsNull(loc))
+    return 0;
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    *out = loc;
+    return 1;
+  }
+  if (mlirLocationIsAName(loc))
+    return find_file_loc(mlirLocationNameGetChildLoc(loc), out, depth + 1);
+  if (mlirLocationIsACallSite(loc))
+    return find_file_loc(mlirLocationCallSiteGetCallee(loc), out, depth + 1) ||
+           find_file_loc(mlirLocationCallSiteGetCaller(loc), out, depth + 1);
+  if (mlirLocationIsAFused(loc)) {
+    intptr_t n = mlirLocationFusedGetNumLocations(loc);
+    if (n <= 0 || n > 64)
+      return 0;
+    MlirLocation locs[64];
+    mlirLocationFusedGetLocations(loc, locs);
+    for (intptr_t i = 0; i < n; i++)
+      if (find_file_loc(locs[i], out, depth + 1))
+        return 1;
+  }
+  return 0;
+}
+
+/* MLIR names a file parsed from memory "-"; file (when given) replaces that. */
+void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t cap) {
+  MlirLocation fl;
+  if (cap == 0)
+    return;
+  buf[0] = '\0';
+  if (find_file_loc(loc, &fl, 0)) {
+    MlirStringRef name = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(fl));
+    int len = (int)(name.length < 400 ? name.length : 400);
+    if (file && (len == 0 || (len == 1 && name.data[0] == '-'))) /* parsed text: no name */
+      snprintf(buf, cap, "%s:%d:%d", file, mlirLocationFileLineColRangeGetStartLine(fl),
+               mlirLocationFileLineColRangeGetStartColumn(fl));
+    else
+      snprintf(buf, cap, "%.*s:%d:%d", len, name.data,
+               mlirLocationFileLineColRangeGetStartLine(fl),
+               mlirLocationFileLineColRangeGetStartColumn(fl));
+    return;
+  }
+  sgm_text b = {buf, cap, 0};
+  if (!mlirLocationIsNull(loc))
+    mlirLocationPrint(loc, sgm_text_put, &b);
+  if (b.len == 0)
+    snprintf(buf, cap, "%s", file ? file : "<unknown>");
+}
+
+static MlirLogicalResult capture_handler(MlirDiagnostic d, void *user) {
+  sgm_capture *c = user;
+  if (mlirDiagnosticGetSeverity(d) != MlirDiagnosticError)
+    return mlirLogicalResultSuccess(); /* warnings, notes, remarks: dropped */
+  if (c->errors++ == 0 && c->diag) {
+    char where[512], text[700];
+    sgm_text b = {text, sizeof text, 0};
+    text[0] = '\0';
+    sgm_location_format(mlirDiagnosticGetLocation(d), c->file, where, sizeof where);
+    mlirDiagnosticPrint(d, sgm_text_put, &b);
+    sg_diag_set(c->diag, SG_ERR_PARSE, "%s: %s", where, text);
+  }
+  return mlirLogicalResultSuccess();
+}
+
+void sgm_capture_begin(sgm_capture *c, MlirContext ctx, sg_diag *diag, const char *file) {
+  c->ctx = ctx;
+  c->diag = diag;
+  c->file = file;
+  c->errors = 0;
+  c->id = mlirContextAttachDiagnosticHandler(ctx, capture_handler, c, NULL);
+}
+
+void sgm_capture_end(sgm_capture *c) { mlirContextDetachDiagnosticHandler(c->ctx, c->id); }
+
+/* ---- classification ---- */
+
+static int op_skip(sg_mlir_op *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int op_skip(sg_mlir_op *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  r->status = SG_ERR_UNSUPPORTED;
+  vsnprintf(r->message, sizeof r->message, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+static int dtype_of(MlirType t, sg_dtype *out) {
+  if (mlirTypeIsAF16(t))
+    *out = SG_DTYPE_F16;
+  else if (mlirTypeIsABF16(t))
+    *out = SG_DTYPE_BF16;
+  else if (mlirTypeIsAF32(t))
+    *out = SG_DTYPE_F32;
+  else
+    return 0;
+  return 1;
+}
+
+/* MLIR's text of a type, for messages. */
+static void type_text(MlirType t, char *buf, size_t cap) {
+  sgm_text b = {buf, cap, 0};
+  buf[0] = '\0';
+  mlirTypePrint(t, sgm_text_put, &b);
+}
+
+/* Products of the dims before, at and after dim; -1 where a dim is dynamic,
+ * -2 where a product passes 2^62. */
+static void split_shape(MlirType t, int rank, int dim, int64_t *outer, int64_t *n, int64_t *inner) {
+  *outer = 1;
+  *inner = 1;
+  *n = 1;
+  for (int i = 0; i < rank; i++) {
+    int64_t *p = i < dim ? outer : i == dim ? n : inner;
+    int64_t d = mlirShapedTypeGetDimSize(t, i);
+    if (*p == -1 || mlirShapedTypeIsDynamicDim(t, i))
+      *p = -1;
+    else if (*p == -2 || (d > 0 && *p > ((int64_t)1 << 62) / d))
+      *p = -2;
+    else
+      *p *= d;
+  }
+}
+
+/* Strides, offsets and the elements they span stay below 2^48 (so that byte
+ * counts and products of them cannot overflow). */
+#define SGM_MAX_EXTENT ((int64_t)1 << 48)
+
+/* Row stride of a memref whose rows are the dims before dim (all static).
+ * Returns 1 and fills *stride, *offset, or 0 with the reason in r. */
+static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *stride,
+                       int64_t *offset) {
+  int64_t strides[64];
+  char tt[256];
+  type_text(t, tt, sizeof tt);
+  MlirAttribute space = mlirMemRefTypeGetMemorySpace(t);
+  if (!mlirAttributeIsNull(space) &&
+      !(mlirAttributeIsAInteger(space) && mlirIntegerAttrGetValueInt(space) <= 1))
+    return op_skip(r, "the %s (%s) is not in the default or global memory space", which, tt);
+  if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(t, strides, offset)))
+    return op_skip(r, "the %s (%s) has a layout that is not strided", which, tt);
+  if (mlirShapedTypeIsDynamicStrideOrOffset(*offset))
+    return op_skip(r, "the %s (%s) has a dynamic offset", which, tt);
+  if (*offset < 0 || *offset > SGM_MAX_EXTENT)
+    return op_skip(r, "the %s (%s) has an offset out of range", which, tt);
+  if (r->n > 1 && mlirShapedTypeIsDynamicStrideOrOffset(strides[r->dim]))
+    return op_skip(r, "the %s (%s) has a dynamic stride in the reduced dim %d", which, tt, r->dim);
+  if (r->n > 1 && strides[r->dim] != 1)
+    return op_skip(r, "the %s (%s) is not contiguous along the reduced dim %d (stride %lld)", which,
+                   tt, r->dim, (long long)strides[r->dim]);
+  /* the row dims (size > 1) must collapse into one index of stride *stride */
+  *stride = r->n;
+  int64_t span = -1; /* elements the inner row dims span, from the innermost out */
+  for (int i = r->dim - 1; i >= 0; i--) {
+    int64_t size = mlirShapedTypeGetDimSize(t, i);
+    if (size == 1)
+      continue;
+    if (mlirShapedTypeIsDynamicStrideOrOffset(strides[i]))
+      return op_skip(r, "the %s (%s) has a dynamic stride in dim %d", which, tt, i);
+    if (strides[i] < 0 || strides[i] > SGM_MAX_EXTENT || size > SGM_MAX_EXTENT / (strides[i] + 1))
+      return op_skip(r, "the %s (%s) has a stride out of range in dim %d", which, tt, i);
+    if (span < 0)
+      *stride = strides[i];
+    else if (strides[i] != span)
+      return op_skip(r, "the %s (%s): its row dims do not collapse into rows of one stride", which,
+                     tt);
+    span = strides[i] * size;
+  }
+  if (r->m > 1 && *stride < r->n)
+    return op_skip(r, "the %s (%s) has overlapping rows (row stride %lld < N = %lld)", which, tt,
+                   (long long)*stride, (long long)r->n);
+  return 1;
+}
+
+/* Fills r (and o) for one linalg.softmax. Returns nothing: the status says. */
+static void classify(sgm_state *s, MlirOperation op, sg_mlir_op *r, sgm_op *o) {
+  char tt[256];
+  r->status = SG_OK;
+  r->kernel = -1;
+  r->dim = -1;
+  r->outer = r->n = r->inner = r->m = -1;
+  sgm_location_format(mlirOperationGetLocation(op), s->file, r->location, sizeof r->location);
+  o->op = op;
+  for (int i = 0; i < s->nraised; i++)
+    r->raised |= mlirOperationEqual(s->raised[i], op);
+  if (mlirOperationGetNumOperands(op) != 2) {
+    op_skip(r, "expected 2 operands (input, output), found %d",
+            (int)mlirOperationGetNumOperands(op));
+    return;
+  }
+  o->value[0] = mlirOperationGetOperand(op, 0);
+  o->value[1] = mlirOperationGetOperand(op, 1);
+  MlirType tin = mlirValueGetType(o->value[0]), tout = mlirValueGetType(o->value[1]);
+  r->tensor_form = mlirTypeIsATensor(tin);
+  if (!(mlirTypeIsAMemRef(tin) || mlirTypeIsARankedTensor(tin)) ||
+      !(mlirTypeIsAMemRef(tout) || mlirTypeIsARankedTensor(tout))) {
+    type_text(tin, tt, sizeof tt);
+    op_skip(r, "operands of type %s: softgen needs ranked memrefs (or tensors to bufferize)", tt);
+    return;
+  }
+  r->rank = (int)mlirShapedTypeGetRank(tin);
+  MlirAttribute dim = mlirOperationGetAttributeByName(op, sgm_str("dimension"));
+  if (mlirAttributeIsNull(dim) || !mlirAttributeIsAInteger(dim)) {
+    op_skip(r, "no integer 'dimension' attribute");
+    return;
+  }
+  int64_t d = mlirIntegerAttrGetValueInt(dim);
+  if (d < 0 || d >= r->rank || r->rank > 64) {
+    op_skip(r, "dimension %lld is out of range for rank %d", (long long)d, r->rank);
+    return;
+  }
+  r->dim = (int)d;
+  MlirType et = mlirShapedTypeGetElementType(tin);
+  r->has_dtype = dtype_of(et, &r->dtype);
+  split_shape(tin, r->rank, r->dim, &r->outer, &r->n, &r->inner);
+  if (r->outer >= 0 && r->inner >= 0)
+    r->m = r->outer > 0 && r->inner > ((int64_t)1 << 62) / r->outer ? -2 : r->outer * r->inner;
+  type_text(tin, tt, sizeof tt);
+  if (!r->has_dtype) {
+    type_text(et, tt, sizeof tt);
+    op_skip(r, "element type %s is not supported (softgen takes f16, bf16, f32)", tt);
+  } else if (!mlirTypeEqual(et, mlirShapedTypeGetElementType(tout))) {
+    op_skip(r, "input and output element types differ");
+  } else if (r->n == -1) {
+    op_skip(r, "the reduced dim %d of %s is dynamic: softgen generates kernels for a static N",
+            r->dim, tt);
+  } else if (r->outer == -1 || r->inner == -1) {
+    op_skip(r, "%s has dynamic dims: the MLIR front end takes static shapes", tt);
+  } else if (r->outer < 0 || r->inner < 0 || r->n < 0 || r->m < 0) {
+    op_skip(r, "%s is too large", tt);
+  } else if (r->n > 2147483647) {
+    op_skip(r, "the reduced dim has %lld elements; softgen's N is at most 2^31-1",
+            (long long)r->n);
+  } else if (r->n == 0 || r->m == 0) {
+    op_skip(r, "%s is empty (nothing to compute)", tt);
+  } else if (r->inner > 1) {
+    op_skip(r,
+            "softmax over dim %d of %s (outer %lld x N %lld x inner %lld): softgen's kernels "
+            "reduce the innermost dim only (transpose first)",
+            r->dim, tt, (long long)r->outer, (long long)r->n, (long long)r->inner);
+  } else if (r->tensor_form) {
+    op_skip(r, "tensor operands: bufferize first, e.g. mlir-opt --one-shot-bufferize=\""
+               "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-"
+               "map\", then run softgen on the memref form");
+  } else if (memref_rows(r, tin, "input", &o->stride[0], &o->offset[0])) {
+    memref_rows(r, tout, "output", &o->stride[1], &o->offset[1]);
+  }
+}
+
+typedef struct walk_ctx {
+  sgm_state *s;
+  int failed;
+} walk_ctx;
+
+static MlirWalkResult visit(MlirOperation op, void *user) {
+  walk_ctx *w = user;
+  sgm_state *s = w->s;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (!mlirStringRefEqual(name, sgm_str("linalg.softmax")))
+    return MlirWalkResultAdvance;
+  sg_mlir_report *rep = s->report;
+  if (rep->nops == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 8;
+    sg_mlir_op *ops = realloc(rep->ops, (size_t)cap * sizeof *ops);
+    if (ops)
+      rep->ops = ops;
+    sgm_op *mine = ops ? realloc(s->ops, (size_t)cap * sizeof *mine) : NULL;
+    if (mine)
+      s->ops = mine;
+    if (!ops || !mine) {
+      w->failed = 1;
+      return MlirWalkResultInterrupt;
+    }
+    s->cap = cap;
+  }
+  sg_mlir_op *r = &rep->ops[rep->nops];
+  sgm_op *o = &s->ops[rep->nops++];
+  memset(r, 0, sizeof *r);
+  memset(o, 0, sizeof *o);
+  classify(s, op, r, o);
+  return MlirWalkResultAdvance;
+}
+
+sg_status sgm_import(sgm_state *s, sg_diag *diag) {
+  walk_ctx w = {s, 0};
+  mlirOperationWalk(mlirModuleGetOperation(s->module), visit, &w, MlirWalkPreOrder);
+  if (w.failed)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory listing the linalg.softmax ops");
+  return SG_OK;
+}

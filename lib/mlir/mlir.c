@@ -1,0 +1,184 @@
+/* mlir.c - softgen's MLIR front end: the entry points of include/softgen/mlir.h.
+ *
+ * Needs: an MLIR module (or its text) and sg_mlir_options. Produces: the module
+ * rewritten in place, an sg_mlir_report, and (for text) the printed module.
+ *
+ * Design choices:
+ * - The MLIR *C* API only (libMLIRCAPI*.a over libMLIR.so of LLVM 22), so the
+ *   project stays C11; ops are built generically with mlirOperationCreate and
+ *   attributes parsed with mlirAttributeParseGet where that is simplest.
+ * - One op = one kernel launch. Kernels are keyed by their name (template,
+ *   dtype, N: sg_plan_kernel_name), so ops of the same row length and dtype
+ *   share one code object; M is a run-time argument, passed as an i64
+ *   constant (shapes are static).
+ * - The launch follows the code object's own metadata (softgen/meta.h), read
+ *   back with sg_meta_find exactly as the runtime does: arguments in "arg"
+ *   order, grid = ceil(M / rows_per_block) * cluster (capped at 2^31-1 minus
+ *   a remainder: the kernel strides), block, cluster. Persistent kernels get
+ *   the full grid (correct, as every grid from `cluster` up is; MLIR cannot ask
+ *   the device for its resident block count at this point).
+ * - Tensors are passed as !llvm.ptr built from
+ *   memref.extract_aligned_pointer_as_index (+ the static offset), not as
+ *   memrefs, so the result does not depend on gpu-to-llvm's
+ *   use-bare-pointers-for-kernels option: the kernel sees exactly its
+ *   parameters. The caller guarantees the base alignment (vector_bytes, at
+ *   most 16 bytes); static strides and offsets are checked here.
+ * - What softgen cannot take stays in the module, reported with its location
+ *   and reason (never dropped): tensor operands (bufferize first), dynamic
+ *   shapes, other dtypes, a reduced dim with non-unit dims inside it (softgen's
+ *   kernels reduce contiguous rows), layouts whose rows do not collapse to one
+ *   stride, problems the plan rejects.
+ * - All or nothing on errors: the kernels are generated and every attribute
+ *   built before the module is touched; a hard error (ptxas failing, LLVM)
+ *   leaves the module unchanged. The rewritten module is verified.
+ * - MLIR's diagnostics are captured (first error into sg_diag with its
+ *   file:line:col) for the duration of each call. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/RegisterEverything.h"
+#include "mlir/mlir_impl.h"
+
+void sg_mlir_report_free(sg_mlir_report *r) {
+  if (!r)
+    return;
+  for (int k = 0; k < r->nkernels; k++)
+    sg_buffer_free(&r->kernels[k].object);
+  free(r->kernels);
+  free(r->ops);
+  memset(r, 0, sizeof *r);
+}
+
+/* compile_module with MLIR's diagnostics already captured. */
+static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir_report *report,
+                         const char *file, sg_diag *diag) {
+  static const sg_mlir_options defaults;
+  sgm_state s;
+  memset(&s, 0, sizeof s);
+  s.ctx = mlirModuleGetContext(module);
+  s.module = module;
+  s.opts = opts ? opts : &defaults;
+  s.report = report;
+  s.file = file;
+  sg_status st = SG_OK;
+  if (!s.opts->analyze_only && !s.opts->keep_decomposed)
+    st = sgm_raise(&s, diag);
+  if (!st)
+    st = sgm_import(&s, diag);
+  /* the dialects the rewrite creates ops and attributes of */
+  static const char *const needed[] = {"arith", "gpu", "llvm", "memref", "nvvm", "rocdl"};
+  for (size_t i = 0; i < sizeof needed / sizeof needed[0] && !st && !s.opts->analyze_only; i++)
+    if (mlirDialectIsNull(mlirContextGetOrLoadDialect(s.ctx, sgm_str(needed[i]))))
+      st = sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "the MLIR context has no '%s' dialect registered (the rewrite needs arith, "
+                       "gpu, llvm, memref, nvvm, rocdl)",
+                       needed[i]);
+  if (!st && !s.opts->analyze_only)
+    st = sgm_kernels(&s, diag);
+  if (!st && !s.opts->analyze_only)
+    st = sgm_rewrite(&s, diag);
+  if (!st && report->ncompiled && !mlirOperationVerify(mlirModuleGetOperation(module))) {
+    char why[sizeof diag->message];
+    snprintf(why, sizeof why, "%s", diag ? diag->message : "");
+    st = sg_diag_set(diag, SG_ERR_CODEGEN, "the rewritten module does not verify: %s", why);
+  }
+  free(s.ops);
+  free(s.raised);
+  return st;
+}
+
+sg_status sg_mlir_compile_module(MlirModule module, const sg_mlir_options *opts,
+                                 sg_mlir_report *report, sg_diag *diag) {
+  sg_diag_clear(diag);
+  if (!report)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_mlir_compile_module: null report");
+  memset(report, 0, sizeof *report);
+  if (mlirModuleIsNull(module))
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_mlir_compile_module: null module");
+  sgm_capture cap;
+  sgm_capture_begin(&cap, mlirModuleGetContext(module), diag, NULL);
+  sg_status st = compile(module, opts, report, NULL, diag);
+  sgm_capture_end(&cap);
+  return st;
+}
+
+typedef struct growbuf {
+  sg_buffer *b;
+  size_t cap;
+  int failed;
+} growbuf;
+
+static void append(MlirStringRef s, void *user) {
+  growbuf *g = user;
+  if (g->failed)
+    return;
+  if (g->b->size + s.length + 1 > g->cap) {
+    size_t cap = g->cap ? g->cap : 4096;
+    while (cap < g->b->size + s.length + 1)
+      cap *= 2;
+    char *p = realloc(g->b->data, cap);
+    if (!p) {
+      g->failed = 1;
+      return;
+    }
+    g->b->data = p;
+    g->cap = cap;
+  }
+  memcpy(g->b->data + g->b->size, s.data, s.length);
+  g->b->size += s.length;
+  g->b->data[g->b->size] = '\0';
+}
+
+sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
+                               const sg_mlir_options *opts, sg_buffer *out,
+                               sg_mlir_report *report, sg_diag *diag) {
+  sg_diag_clear(diag);
+  if (out)
+    memset(out, 0, sizeof *out);
+  if (!report || (!text && len))
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_mlir_compile_text: null argument");
+  memset(report, 0, sizeof *report);
+  MlirDialectRegistry reg = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(reg);
+  MlirContext ctx = mlirContextCreateWithRegistry(reg, false);
+  mlirDialectRegistryDestroy(reg);
+  /* MLIR's lexer reads up to a NUL, past the length it is given: parse a
+   * NUL-terminated copy (test/fuzz/fuzz_mlir.c found the overrun) */
+  char *copy = malloc(len + 1);
+  if (!copy) {
+    mlirContextDestroy(ctx);
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  }
+  if (len)
+    memcpy(copy, text, len);
+  copy[len] = '\0';
+  sgm_capture cap;
+  sgm_capture_begin(&cap, ctx, diag, name ? name : "<mlir>");
+  MlirModule m = mlirModuleCreateParse(ctx, (MlirStringRef){copy, len});
+  sg_status st = SG_OK;
+  if (mlirModuleIsNull(m)) {
+    if (!cap.errors)
+      sg_diag_set(diag, SG_ERR_PARSE, "%s: not a valid MLIR module", name ? name : "<mlir>");
+    st = SG_ERR_PARSE;
+  }
+  if (!st)
+    st = compile(m, opts, report, name ? name : "<mlir>", diag);
+  if (!st && out) {
+    growbuf g = {out, 0, 0};
+    MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+    mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
+    mlirOperationPrintWithFlags(mlirModuleGetOperation(m), flags, append, &g);
+    mlirOpPrintingFlagsDestroy(flags);
+    append((MlirStringRef){"\n", 1}, &g);
+    if (g.failed)
+      st = sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory printing the module");
+  }
+  if (st && out)
+    sg_buffer_free(out);
+  if (!mlirModuleIsNull(m))
+    mlirModuleDestroy(m);
+  sgm_capture_end(&cap);
+  mlirContextDestroy(ctx);
+  free(copy);
+  return st;
+}

@@ -1,0 +1,85 @@
+/* mlir/mlir_impl.h - what the files of lib/mlir share (internal, prefix sgm_).
+ *
+ *   raise.c    decomposed softmax (linalg.generic chains) -> linalg.softmax
+ *   import.c   diagnostics capture, locations, finding and classifying linalg.softmax
+ *   kernels.c  one code object per distinct kernel (the normal pipeline)
+ *   rewrite.c  gpu.binary + gpu.launch_func in place of each compiled op
+ *   mlir.c     the public entry points (include/softgen/mlir.h) and the design notes */
+#ifndef SG_INTERNAL_MLIR_IMPL_H
+#define SG_INTERNAL_MLIR_IMPL_H
+
+#include <stdint.h>
+
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+#include "softgen/mlir.h"
+
+/* What the rewrite needs of one op beyond its sg_mlir_op (same index). */
+typedef struct sgm_op {
+  MlirOperation op;
+  MlirValue value[2];       /* the input and output memrefs */
+  int64_t stride[2];        /* their row strides, in elements */
+  int64_t offset[2];        /* their static offsets, in elements */
+} sgm_op;
+
+/* One compilation of one module. */
+typedef struct sgm_state {
+  MlirContext ctx;
+  MlirModule module;
+  const sg_mlir_options *opts;
+  sg_mlir_report *report;
+  sgm_op *ops; /* report->nops of them */
+  int cap;
+  const char *file; /* name for locations without a file name (parsed text) */
+  MlirOperation *raised; /* the linalg.softmax ops raise.c made */
+  int nraised;
+} sgm_state;
+
+/* Text from MLIR's printers into a fixed buffer (truncated, NUL-terminated). */
+typedef struct sgm_text {
+  char *buf;
+  size_t cap, len;
+} sgm_text;
+void sgm_text_put(MlirStringRef s, void *text);
+
+/* Captures MLIR's diagnostics of a context into an sg_diag (first error
+ * wins; later errors are counted), silencing MLIR's default printing. */
+typedef struct sgm_capture {
+  MlirContext ctx;
+  MlirDiagnosticHandlerID id;
+  sg_diag *diag;
+  const char *file; /* name for locations without one */
+  int errors;
+} sgm_capture;
+
+void sgm_capture_begin(sgm_capture *c, MlirContext ctx, sg_diag *diag, const char *file);
+void sgm_capture_end(sgm_capture *c);
+
+/* Formats loc as "file:line:col" (unwrapping name, call-site and fused
+ * locations), else MLIR's own text of it. file (may be NULL) replaces the
+ * name of a buffer parsed from memory ("-" or empty). */
+void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t cap);
+
+/* Replaces each softmax decomposed into linalg.generic ops (tensor form) by
+ * one linalg.softmax and records it in s->raised. */
+sg_status sgm_raise(sgm_state *s, sg_diag *diag);
+
+/* Walks the module and fills report->ops / s->ops with every linalg.softmax,
+ * classified: status SG_OK when softgen can compile it, else the reason. */
+sg_status sgm_import(sgm_state *s, sg_diag *diag);
+
+/* Generates the kernels of every SG_OK op (report->kernels); an op whose
+ * problem the plan rejects, or whose strides the kernel cannot take, gets
+ * that status and stays. Hard errors (tools, LLVM) are returned. */
+sg_status sgm_kernels(sgm_state *s, sg_diag *diag);
+
+/* Rewrites the module: gpu.binary per kernel, launch per compiled op. */
+sg_status sgm_rewrite(sgm_state *s, sg_diag *diag);
+
+/* The built-in softmax template (kernels-templates/softmax.sgt, embedded at
+ * build time by lib/mlir/CMakeLists.txt). */
+extern const char sgm_softmax_sgt[];
+
+static inline MlirStringRef sgm_str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+#endif

@@ -1,0 +1,293 @@
+"""softgen's torch-like functions: softmax, log_softmax and their backward passes
+on torch tensors, CuPy arrays or any __cuda_array_interface__ array.
+
+Needs: the package's Kernel and runtime (__init__.py, _rt.py) and, to compile,
+libsoftgen.so (_cc.py). Produces: softmax, log_softmax, softmax_backward,
+log_softmax_backward, compile, preload, cache_info, cache_clear, version.
+
+How a call runs: the kernel for (template, N = size of `dim`, dtype, the device's
+target and arch) is taken from memory, else from the code objects given to
+preload() (or found in $SOFTGEN_KERNEL_PATH), else compiled through libsoftgen
+(sg_compile: the on-disk cache of include/softgen/compile.h, so a later process
+reuses it) and loaded; then launched on the current stream (torch's current
+stream for torch tensors, CuPy's for CuPy arrays, the interface's "stream" field
+otherwise). Code objects: a .cubin when ptxas is found (CUDA_HOME, PATH), else
+PTX, which the driver compiles at load.
+
+Shapes: the kernels compute rows along the last dim (contiguous, any row stride).
+For torch tensors, dim other than the last is handled by moving it last and
+copying (x.movedim(dim, -1).contiguous(): one extra read and write of x and of
+the result; torch.softmax has no such cost), as is a last dim whose stride is not
+1. Other arrays raise UnsupportedError for those. dtype=... casts a torch input
+first (x.to(dtype)), as torch does; other arrays must already have it.
+Outputs: torch.empty_like / cupy.empty_like; other arrays need out=.
+"""
+import ctypes
+import os
+
+from . import _cc, _rt
+from . import Error, Kernel, UnsupportedError, _describe, _is_cupy, _is_torch, _raise, _runtime
+
+_TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
+_NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
+          "f32": "f32", "float32": "f32", "float": "f32"}
+
+_kernels = {}   # (template, n, dtype, target, arch, constraints, backend) -> Kernel
+_prebuilt = {}  # (template, n, dtype, target, arch) -> Kernel (preload)
+_kernel_path_done = False
+_stats = {"calls": 0, "memory_hits": 0, "prebuilt_hits": 0, "compiles": 0, "disk_hits": 0}
+
+
+def version():
+    """(softgen version, LLVM version) of the compiler library, or None without it."""
+    lib = _cc.load()
+    if lib is None:
+        return None
+    return lib.sg_version().decode(), lib.sg_llvm_version().decode()
+
+
+def _dtype_name(dtype):
+    if dtype is None:
+        return None
+    name = str(dtype)
+    if name in _TORCH_TO_SG:
+        return _TORCH_TO_SG[name]
+    name = name.rsplit(".", 1)[-1]
+    if name not in _NAMES:
+        raise TypeError(f"dtype {dtype!r} not supported (float16, bfloat16, float32)")
+    return _NAMES[name]
+
+
+def _templates_dir():
+    """The templates next to the package: bundled softgen/templates, else
+    <pkg>/../../kernels-templates (the repository, and an installed prefix's
+    share/softgen); None: libsoftgen's own search ($SOFTGEN_TEMPLATES first)."""
+    if os.environ.get("SOFTGEN_TEMPLATES"):
+        return None
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.path.join(here, "templates"), os.path.join(here, "..", "..", "kernels-templates")):
+        if os.path.isdir(d):
+            return os.path.normpath(d)
+    return None
+
+
+def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, constraints=None,
+            emit="auto", device=None, backend="auto", cache=True):
+    """Compiles a kernel ahead of time and returns it as a Kernel (loaded on the
+    device of its first call; .image has the code object's bytes, .save(path)
+    writes it). template: a name in the templates directory, a .sgt path, or
+    template text (when it holds a newline). constraints: text in Wave's
+    vocabulary (see docs/constraints.md), or a list of such texts. arch=None
+    asks the runtime for the device's arch (needs a driver). emit: "object"
+    (.cubin / .hsaco), "asm" (.ptx / .s), or "auto": object, else PTX when
+    ptxas is missing. cache=False bypasses the on-disk cache."""
+    if N is None:
+        raise TypeError("compile() needs N, the row length")
+    lib = _cc.load()
+    if lib is None:
+        raise Error(f"SG_ERR_UNSUPPORTED: no compiler: {_cc.load_error} (set SOFTGEN_LIB_DIR, "
+                    "or use prebuilt code objects with softgen.preload)", "SG_ERR_UNSUPPORTED")
+    dt = _dtype_name(dtype)
+    if target is None or arch is None:
+        rt = _runtime(backend, 0 if device is None else device)
+        be = _rt.lib.sgrt_backend_name(rt).decode()
+        target = target or ("amdgpu" if be == "hip" else "nvptx")
+        arch = arch or _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
+    if emit not in ("auto", "object", "asm"):
+        raise ValueError("emit must be 'auto', 'object' or 'asm'")
+    keep = []  # the bytes the C structs point into
+
+    def c(s):
+        b = s.encode() if isinstance(s, str) else s
+        keep.append(b)
+        return b
+    o = _cc.CompileOptions()
+    lib.sg_compile_options_init(ctypes.byref(o))
+    if "\n" in template:
+        o.template_src = _cc.Source(c("<python template>"), c(template), len(template.encode()))
+    else:
+        o.template_src = _cc.Source(c(template), None, 0)
+    tdir = _templates_dir()
+    o.templates_dir = c(tdir) if tdir else None
+    texts = [constraints] if isinstance(constraints, str) else list(constraints or [])
+    if texts:
+        arr = (_cc.Source * len(texts))()
+        for i, t in enumerate(texts):
+            arr[i] = _cc.Source(c(f"<constraints {i + 1}>"), c(t), len(t.encode()))
+        keep.append(arr)
+        o.constraints = arr
+        o.nconstraints = len(texts)
+    o.problem = _cc.Problem(int(N), _rt.DTYPE_NAMES.index(dt), c(target), c(arch))
+    o.no_cache = 0 if cache else 1
+    kinds = {"object": [_cc.OUTPUT_OBJECT], "asm": [_cc.OUTPUT_ASM],
+             "auto": [_cc.OUTPUT_OBJECT, _cc.OUTPUT_ASM]}[emit]
+    for i, kind in enumerate(kinds):
+        o.outputs = 1 << kind
+        buf, stats, diag = _cc.Buffer(), _cc.CompileStats(), _rt.Diag()
+        st = lib.sg_compile(ctypes.byref(o), ctypes.byref(buf), ctypes.byref(stats),
+                            ctypes.byref(diag))
+        if st == _cc.SG_ERR_TOOL and i + 1 < len(kinds):
+            continue  # no ptxas / ld.lld: the assembly instead
+        if st:
+            _raise(st, diag)
+        image = ctypes.string_at(buf.data, buf.size)
+        lib.sg_buffer_free(ctypes.byref(buf))
+        _stats["compiles"] += 1
+        _stats["disk_hits"] += stats.cache_hits
+        _stats["last"] = {"cache_hits": stats.cache_hits, "cache_stores": stats.cache_stores,
+                          "cache_rejected": stats.cache_rejected,
+                          "cache_dir": stats.cache_dir.decode(), "target": target, "arch": arch,
+                          "kind": "object" if kind == _cc.OUTPUT_OBJECT else "asm"}
+        return Kernel(image, None, device, backend, eager=False)
+
+
+def preload(*paths, backend="auto"):
+    """Registers prebuilt code objects (files, or directories of .cubin, .ptx,
+    .hsaco) so that softmax() & co. use them instead of compiling: on a machine
+    without libsoftgen/LLVM, or to pin a kernel built with chosen constraints.
+    Each is indexed by its metadata (template, N, dtype, target, arch); the
+    first one given wins. Returns the number registered."""
+    count = 0
+    for p in paths:
+        files = [p]
+        if os.path.isdir(p):
+            files = [os.path.join(p, f) for f in sorted(os.listdir(p))
+                     if f.endswith((".cubin", ".ptx", ".hsaco"))]
+        for f in files:
+            with open(f, "rb") as fh:
+                image = fh.read()
+            k = Kernel(image, None, None, backend, eager=False)
+            key = (k.template, k.n, k.tensors[0][2], k.target, k.arch)
+            if key not in _prebuilt:
+                _prebuilt[key] = k
+                count += 1
+    return count
+
+
+def cache_info():
+    """Counters of this process: calls, memory_hits, prebuilt_hits, compiles,
+    disk_hits (compiles served by the on-disk cache), kernels (in memory), and
+    last: the last compile's cache figures, target and arch."""
+    return dict(_stats, kernels=len(_kernels), prebuilt=len(_prebuilt))
+
+
+def cache_clear():
+    """Forgets the kernels held in memory (not the on-disk cache, not preloads)."""
+    _kernels.clear()
+
+
+def _kernel(template, n, dt, device, backend):
+    global _kernel_path_done
+    if not _kernel_path_done:
+        _kernel_path_done = True
+        for d in filter(None, os.environ.get("SOFTGEN_KERNEL_PATH", "").split(os.pathsep)):
+            preload(d, backend=backend)
+    rt = _runtime(backend, device)
+    target = "amdgpu" if _rt.lib.sgrt_backend_name(rt).decode() == "hip" else "nvptx"
+    arch = _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
+    key = (template, n, dt, target, arch, None, backend)
+    k = _kernels.get(key)
+    if k is not None:
+        _stats["memory_hits"] += 1
+        return k
+    k = _prebuilt.get(key[:5])
+    if k is not None:
+        _stats["prebuilt_hits"] += 1
+    else:
+        k = compile(template, N=n, dtype=dt, arch=arch, target=target, device=device,
+                    backend=backend)
+    _kernels[key] = k
+    return k
+
+
+def _rowwise(template, inputs, dim, dtype, out, stream, backend):
+    """Runs a row-wise template over `dim` of inputs (same shape), returns out."""
+    _stats["calls"] += 1
+    x = inputs[0]
+    torch_in = _is_torch(x)
+    shape = tuple(x.shape) if torch_in else tuple(x.__cuda_array_interface__["shape"])
+    for other in inputs[1:]:
+        oshape = tuple(other.shape) if _is_torch(other) else \
+            tuple(other.__cuda_array_interface__["shape"])
+        if oshape != shape:
+            raise ValueError(f"{template}: shapes differ: {shape} and {oshape}")
+    ndim = len(shape)
+    if ndim == 0:
+        raise ValueError(f"{template}: needs at least one dim, got a scalar")
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"dim {dim} out of range for {ndim} dims")
+    d = dim % ndim
+    dt = _dtype_name(dtype)
+    if torch_in:
+        import torch
+        ins = list(inputs)
+        if dt is not None:
+            ins = [t.to(getattr(torch, {"f16": "float16", "bf16": "bfloat16",
+                                        "f32": "float32"}[dt])) for t in ins]
+        moved = d != ndim - 1
+        if moved:
+            ins = [t.movedim(d, -1) for t in ins]
+        ins = [t if t.is_contiguous() else t.contiguous() for t in ins]
+        if ins[0].dim() == 1:
+            ins = [t.unsqueeze(0) for t in ins]
+        if ins[0].numel() == 0:
+            y = torch.empty_like(ins[0])
+        else:
+            name = _TORCH_TO_SG.get(str(ins[0].dtype))
+            if name is None:
+                raise TypeError(f"{template}: dtype {ins[0].dtype} not supported "
+                                "(float16, bfloat16, float32)")
+            k = _kernel(template, ins[0].shape[-1], name, ins[0].device.index or 0, backend)
+            y = torch.empty_like(ins[0]) if out is None or moved or ndim == 1 else out
+            k(*ins, out=y, stream=stream)
+        if ndim == 1:
+            y = y.squeeze(0)
+        if moved:
+            y = y.movedim(-1, d).contiguous()
+        if out is not None and y is not out:
+            out.copy_(y)
+            return out
+        return y
+    if d != ndim - 1:
+        raise UnsupportedError(f"{template}: dim={dim} is not the last dim: softgen's kernels "
+                               "reduce along the last, contiguous dim; move it last first "
+                               "(a torch tensor is moved and copied automatically)",
+                               "SG_ERR_UNSUPPORTED")
+    t, device = _describe(x, f"{template} input")
+    name = _rt.DTYPE_NAMES[t.dtype]
+    if dt is not None and dt != name:
+        raise TypeError(f"{template}: dtype={dtype} but the array is {name} (only torch "
+                        "inputs are cast)")
+    if out is None:
+        if _is_cupy(x):
+            import cupy
+            out = cupy.empty_like(x)
+        else:
+            raise TypeError(f"{template}: out= is required for {type(x).__name__} (only torch "
+                            "and CuPy outputs are allocated)")
+    if t.cols == 0 or t.rows == 0:
+        return out
+    k = _kernel(template, t.cols, name, device or 0, backend)
+    return k(*inputs, out=out, stream=stream)
+
+
+def softmax(x, dim=-1, dtype=None, *, out=None, stream=None, backend="auto"):
+    """torch.softmax(x, dim, dtype): exp(x - max) / sum(exp(x - max)) along dim,
+    accumulated in f32. A row of all -inf, or with a NaN or +inf, gives NaN."""
+    return _rowwise("softmax", (x,), dim, dtype, out, stream, backend)
+
+
+def log_softmax(x, dim=-1, dtype=None, *, out=None, stream=None, backend="auto"):
+    """torch.log_softmax(x, dim, dtype): x - max - log(sum(exp(x - max)))."""
+    return _rowwise("log_softmax", (x,), dim, dtype, out, stream, backend)
+
+
+def softmax_backward(grad, y, dim=-1, *, out=None, stream=None, backend="auto"):
+    """The gradient of softmax given its output y: y * (grad - sum(grad * y))
+    (torch's _softmax_backward_data(grad, y, dim, dtype))."""
+    return _rowwise("softmax_backward", (grad, y), dim, None, out, stream, backend)
+
+
+def log_softmax_backward(grad, y, dim=-1, *, out=None, stream=None, backend="auto"):
+    """The gradient of log_softmax given its output y: grad - exp(y) * sum(grad)."""
+    return _rowwise("log_softmax_backward", (grad, y), dim, None, out, stream, backend)

@@ -1,0 +1,130 @@
+/* softgen-mlir-api: the in-process MLIR entry point, as a compiler embedding
+ * MLIR would call it: its own context and module, sg_mlir_compile_module in
+ * place, the report read back. Prints "ok - ..." / "not ok - ..." lines, then
+ * the rewritten module; test/MLIR/api.test checks both. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/IR.h"
+#include "mlir-c/RegisterEverything.h"
+#include "softgen/mlir.h"
+
+static int failures, passes;
+
+static void check(int ok, const char *what) {
+  printf("%s - %s\n", ok ? "ok" : "not ok", what);
+  if (ok)
+    passes++;
+  else
+    failures++;
+}
+
+static void put(MlirStringRef s, void *user) { fwrite(s.data, 1, s.length, (FILE *)user); }
+
+static const char *const src =
+    "func.func @f(%x: memref<64x256xf32>, %y: memref<64x256xf32>, %t: tensor<8x32xf16>) "
+    "-> tensor<8x32xf16> {\n"
+    "  linalg.softmax dimension(1) ins(%x : memref<64x256xf32>) outs(%y : memref<64x256xf32>)\n"
+    "  %e = tensor.empty() : tensor<8x32xf16>\n"
+    "  %r = linalg.softmax dimension(1) ins(%t : tensor<8x32xf16>) outs(%e : tensor<8x32xf16>) "
+    "-> tensor<8x32xf16>\n"
+    "  return %r : tensor<8x32xf16>\n"
+    "}\n";
+
+/* Counts the ops named name in the module. */
+typedef struct counter {
+  const char *name;
+  int n;
+} counter;
+static MlirWalkResult count_op(MlirOperation op, void *user) {
+  counter *c = user;
+  if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)),
+                         mlirStringRefCreateFromCString(c->name)))
+    c->n++;
+  return MlirWalkResultAdvance;
+}
+static int count(MlirModule m, const char *name) {
+  counter c = {name, 0};
+  mlirOperationWalk(mlirModuleGetOperation(m), count_op, &c, MlirWalkPreOrder);
+  return c.n;
+}
+
+int main(void) {
+  MlirDialectRegistry reg = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(reg);
+  MlirContext ctx = mlirContextCreateWithRegistry(reg, false);
+  mlirDialectRegistryDestroy(reg);
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(src));
+  check(!mlirModuleIsNull(m), "the module parses");
+  sg_mlir_report r;
+  sg_diag d;
+
+  sg_mlir_options o = {.target = "nvptx", .arch = "sm_90", .format = SG_MLIR_FORMAT_ASSEMBLY};
+  o.analyze_only = 1;
+  check(sg_mlir_compile_module(m, &o, &r, &d) == SG_OK, "analyze_only succeeds");
+  check(r.nops == 2 && r.ncompiled == 0 && r.nkernels == 0, "analyze_only: 2 ops, none compiled");
+  check(r.nops == 2 && r.ops[0].status == SG_OK && r.ops[0].m == 64 && r.ops[0].n == 256 &&
+            r.ops[0].dtype == SG_DTYPE_F32,
+        "analyze_only: the memref op is 64 x 256 f32 and compilable");
+  check(r.nops == 2 && r.ops[1].tensor_form && r.ops[1].status == SG_ERR_UNSUPPORTED &&
+            strstr(r.ops[1].message, "--one-shot-bufferize") != NULL,
+        "analyze_only: the tensor op is reported with how to bufferize it");
+  check(count(m, "linalg.softmax") == 2, "analyze_only leaves the module untouched");
+  sg_mlir_report_free(&r);
+
+  o.analyze_only = 0;
+  o.arch = "sm_12345";
+  check(sg_mlir_compile_module(m, &o, &r, &d) != SG_OK && d.message[0],
+        "an unknown arch is an error with a message");
+  check(count(m, "linalg.softmax") == 2 && count(m, "gpu.binary") == 0,
+        "after the error the module is unchanged");
+  sg_mlir_report_free(&r);
+
+  o.arch = "sm_90";
+  sg_status st = sg_mlir_compile_module(m, &o, &r, &d);
+  check(st == SG_OK, "compiles for sm_90");
+  if (st)
+    printf("# %s\n", d.message);
+  check(r.nops == 2 && r.ncompiled == 1 && r.nkernels == 1, "one op compiled, one kernel");
+  check(r.nkernels == 1 && strcmp(r.kernels[0].name, "softgen_softmax_f32_n256") == 0 &&
+            r.kernels[0].assembly && strcmp(r.kernels[0].ext, ".ptx") == 0 &&
+            r.kernels[0].object.size > 0,
+        "the kernel is softgen_softmax_f32_n256, embedded as PTX");
+  check(r.nops == 2 && r.ops[0].compiled && r.ops[0].kernel == 0 && r.ops[0].block > 0 &&
+            r.ops[0].grid > 0,
+        "the compiled op has a kernel and a launch geometry");
+  check(count(m, "linalg.softmax") == 1 && count(m, "gpu.binary") == 1 &&
+            count(m, "gpu.launch_func") == 1,
+        "the module holds 1 gpu.binary, 1 launch, the tensor softmax");
+  check(mlirOperationVerify(mlirModuleGetOperation(m)), "the module verifies");
+  sg_mlir_report_free(&r);
+
+  MlirModule empty = {NULL};
+  check(sg_mlir_compile_module(empty, &o, &r, &d) == SG_ERR_INVALID_ARGUMENT,
+        "a null module is an invalid argument");
+  sg_mlir_report_free(&r);
+
+  /* text that is not NUL-terminated (exactly len bytes on the heap) ending in
+   * an op name: MLIR's lexer would read past it (found by fuzz_mlir) */
+  static const char cut[] = "func.func @f() {\n  return\n}\nlinalg.do";
+  char *heap = malloc(sizeof cut - 1);
+  if (heap) {
+    memcpy(heap, cut, sizeof cut - 1);
+    sg_buffer out;
+    st = sg_mlir_compile_text("cut.mlir", heap, sizeof cut - 1, &o, &out, &r, &d);
+    check(st == SG_ERR_PARSE && strncmp(d.message, "cut.mlir:4:1: ", 14) == 0 && !out.data,
+          "text without a NUL: a parse error at cut.mlir:4:1, no output");
+    if (st != SG_ERR_PARSE)
+      printf("# %s\n", d.message);
+    sg_mlir_report_free(&r);
+    free(heap);
+  }
+
+  printf("%d passed, %d failed\n", passes, failures);
+  mlirOperationPrint(mlirModuleGetOperation(m), put, stdout);
+  printf("\n");
+  mlirModuleDestroy(m);
+  mlirContextDestroy(ctx);
+  return failures != 0;
+}

@@ -1,0 +1,87 @@
+// Several linalg.softmax ops of different shapes, ranks and dtypes in one
+// module: one gpu.binary per distinct kernel (dtype, N), one gpu.launch_func
+// per op with the plan's geometry (grid = ceil(M / rows_per_block), block),
+// the kernel's arguments in its metadata's order (x, y, M, stride x, stride
+// y), every output verified by mlir-opt.
+// RUN: rm -rf %t && %softgen %s --target nvptx --arch sm_90 --emit asm --out-dir %t | FileCheck --check-prefix=WROTE %s
+// RUN: FileCheck %s < %t/multi.gpu.mlir
+// RUN: %mlir-opt %t/multi.gpu.mlir > /dev/null
+// RUN: %softgen --inspect %t/softgen_softmax_f16_n1024.ptx | FileCheck --check-prefix=META %s
+// The kernel taken from the module is the CLI's kernel for the same problem, byte for byte.
+// RUN: %softgen -D N=1000 --dtype bf16 --emit asm -o %t.cli.ptx
+// RUN: cmp %t.cli.ptx %t/softgen_softmax_bf16_n1000.ptx
+// The same through -o (the module only) and -v (one line per compiled op).
+// RUN: %softgen %s --emit asm -o - -v 2>%t.err | %mlir-opt > /dev/null
+// RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
+
+// WROTE-DAG: softgen: wrote {{.*}}/multi.gpu.mlir
+// WROTE-DAG: softgen: wrote {{.*}}/softgen_softmax_f16_n1024.ptx
+// WROTE-DAG: softgen: wrote {{.*}}/softgen_softmax_bf16_n1000.ptx
+// WROTE-DAG: softgen: wrote {{.*}}/softgen_softmax_f32_n64.ptx
+// WROTE-NOT: softgen: wrote
+
+// META: kernel softgen_softmax_f16_n1024
+// META: block 256
+// META: rows_per_block 8
+// META: arg tensor x
+// META-NEXT: arg tensor y
+// META-NEXT: arg rows
+// META-NEXT: arg stride x
+// META-NEXT: arg stride y
+
+// VERBOSE: multi.mlir:[[@LINE+46]]:3: linalg.softmax 32x1024 f16 -> softgen_softmax_f16_n1024 (grid 4, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+46]]:3: linalg.softmax 100x1000 bf16 -> softgen_softmax_bf16_n1000 (grid 7, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+46]]:3: linalg.softmax 3x1024 f16 -> softgen_softmax_f16_n1024 (grid 1, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+50]]:3: linalg.softmax 1000x64 f32 -> softgen_softmax_f32_n64 (grid 63, block 256, cluster 1)
+
+// CHECK-LABEL: module attributes {gpu.container_module} {
+// CHECK-NEXT: gpu.binary @softgen_softmax_f16_n1024 [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "{{.*}}.entry softgen_softmax_f16_n1024
+// CHECK-NEXT: gpu.binary @softgen_softmax_bf16_n1000 [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "
+// CHECK-NEXT: gpu.binary @softgen_softmax_f32_n64 [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "
+// CHECK-NOT: gpu.binary
+// CHECK-NOT: linalg.softmax
+// CHECK-LABEL: func.func @model(
+// 4x8x1024 f16, dim 2: M = 32, 8 rows a block -> 4 blocks
+// CHECK: %[[ONE:.+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[G:.+]] = arith.constant 4 : index
+// CHECK-NEXT: %[[B:.+]] = arith.constant 256 : index
+// CHECK-NEXT: %[[XI:.+]] = memref.extract_aligned_pointer_as_index %arg0 : memref<4x8x1024xf16> -> index
+// CHECK-NEXT: %[[XL:.+]] = arith.index_cast %[[XI]] : index to i64
+// CHECK-NEXT: %[[X:.+]] = llvm.inttoptr %[[XL]] : i64 to !llvm.ptr
+// CHECK-NEXT: %[[YI:.+]] = memref.extract_aligned_pointer_as_index %arg1 : memref<4x8x1024xf16> -> index
+// CHECK-NEXT: %[[YL:.+]] = arith.index_cast %[[YI]] : index to i64
+// CHECK-NEXT: %[[Y:.+]] = llvm.inttoptr %[[YL]] : i64 to !llvm.ptr
+// CHECK-NEXT: %[[M:.+]] = arith.constant 32 : i64
+// CHECK-NEXT: %[[SX:.+]] = arith.constant 1024 : i64
+// CHECK-NEXT: %[[SY:.+]] = arith.constant 1024 : i64
+// CHECK-NEXT: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024 blocks in (%[[G]], %[[ONE]], %[[ONE]]) threads in (%[[B]], %[[ONE]], %[[ONE]]) args(%[[X]] : !llvm.ptr, %[[Y]] : !llvm.ptr, %[[M]] : i64, %[[SX]] : i64, %[[SY]] : i64)
+// 100x1000 bf16: 16 rows a block -> 7 blocks
+// CHECK: arith.constant 7 : index
+// CHECK: arith.constant 100 : i64
+// CHECK: gpu.launch_func @softgen_softmax_bf16_n1000::@softgen_softmax_bf16_n1000
+// 3x1024 f16 shares the first kernel: 1 block
+// CHECK: arith.constant 1 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK: arith.constant 3 : i64
+// CHECK: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024
+// CHECK-LABEL: func.func @other(
+// 10x100x64 f32 with a unit dim after the reduced one: M = 1000, 16 rows a block -> 63 blocks
+// CHECK: arith.constant 63 : index
+// CHECK: arith.constant 1000 : i64
+// CHECK-NEXT: arith.constant 64 : i64
+// CHECK: gpu.launch_func @softgen_softmax_f32_n64::@softgen_softmax_f32_n64
+// CHECK: return
+
+func.func @model(%x: memref<4x8x1024xf16>, %y: memref<4x8x1024xf16>,
+                 %a: memref<100x1000xbf16>, %b: memref<100x1000xbf16>,
+                 %c: memref<3x1024xf16>, %d: memref<3x1024xf16>) {
+  linalg.softmax dimension(2) ins(%x : memref<4x8x1024xf16>) outs(%y : memref<4x8x1024xf16>)
+  linalg.softmax dimension(1) ins(%a : memref<100x1000xbf16>) outs(%b : memref<100x1000xbf16>)
+  linalg.softmax dimension(1) ins(%c : memref<3x1024xf16>) outs(%d : memref<3x1024xf16>)
+  return
+}
+
+func.func @other(%x: memref<10x100x64x1xf32>, %y: memref<10x100x64x1xf32>) {
+  linalg.softmax dimension(2) ins(%x : memref<10x100x64x1xf32>) outs(%y : memref<10x100x64x1xf32>)
+  return
+}

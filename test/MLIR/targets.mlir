@@ -1,0 +1,31 @@
+// Targets and code-object formats: AMDGPU (#rocdl.target, the .hsaco as
+// `bin`), NVPTX with ptxas (the .cubin as `bin`), and a row split over a
+// thread-block cluster on sm_90 (`clusters in`, grid = 2 x M).
+// RUN: rm -rf %t && %softgen %s --target amdgpu --arch gfx942 --out-dir %t | FileCheck --check-prefix=AMD-WROTE %s
+// RUN: FileCheck --check-prefix=AMD %s < %t/targets.gpu.mlir
+// RUN: %mlir-opt %t/targets.gpu.mlir > /dev/null
+// RUN: %softgen --inspect %t/softgen_softmax_f16_n65536.hsaco | FileCheck --check-prefix=AMD-META %s
+// RUN: %softgen %s --target nvptx --arch sm_90 --emit asm -o - | FileCheck --check-prefix=CLUSTER %s
+// RUN: %softgen %s --target nvptx --arch sm_90 --emit asm -o - | %mlir-opt > /dev/null
+
+// AMD-WROTE: wrote {{.*}}softgen_softmax_f16_n65536.hsaco
+// AMD: gpu.binary @softgen_softmax_f16_n65536 [#gpu.object<#rocdl.target<chip = "gfx942">, bin = "\7FELF
+// AMD: gpu.launch_func @softgen_softmax_f16_n65536::@softgen_softmax_f16_n65536 blocks in
+// AMD-NOT: clusters in
+// AMD-META: target amdgpu
+// AMD-META: arch gfx942
+
+// 65536 f16 on sm_90: staged in shared memory, 2 blocks of 512 threads a row
+// (64 KB each), in clusters of 2; M = 4
+// CLUSTER: gpu.binary @softgen_softmax_f16_n65536 [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "
+// CLUSTER: %[[ONE:.+]] = arith.constant 1 : index
+// CLUSTER-NEXT: %[[G:.+]] = arith.constant 8 : index
+// CLUSTER-NEXT: %[[B:.+]] = arith.constant 512 : index
+// CLUSTER-NEXT: %[[C:.+]] = arith.constant 2 : index
+// CLUSTER: %[[S:.+]] = arith.constant 65536 : i32
+// CLUSTER: gpu.launch_func @softgen_softmax_f16_n65536::@softgen_softmax_f16_n65536 clusters in (%[[C]], %[[ONE]], %[[ONE]]) blocks in (%[[G]], %[[ONE]], %[[ONE]]) threads in (%[[B]], %[[ONE]], %[[ONE]])  dynamic_shared_memory_size %[[S]] args(
+
+func.func @f(%x: memref<4x65536xf16>, %y: memref<4x65536xf16>) {
+  linalg.softmax dimension(1) ins(%x : memref<4x65536xf16>) outs(%y : memref<4x65536xf16>)
+  return
+}

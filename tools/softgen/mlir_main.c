@@ -1,0 +1,133 @@
+/* mlir_main.c - `softgen model.mlir --target nvptx [--arch sm_90] [--out-dir D]`.
+ *
+ * Needs: the options main.c parsed (sg_cli_mlir_job). Produces, all or nothing:
+ * D/<kernel>.cubin|.ptx|.hsaco for every distinct kernel and D/<stem>.gpu.mlir,
+ * the module with each compiled linalg.softmax replaced by a launch of its
+ * kernel (lib/mlir); with -o FILE only the module, to FILE ('-': stdout).
+ * Ops left as they are get a warning with their location; they are not errors. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mlir_main.h"
+#include "softgen/mlir.h"
+#include "support/io.h"
+
+typedef struct file_out {
+  char path[4096];
+  const void *data;
+  size_t size;
+} file_out;
+
+/* D/<input's name without directory and .mlir>.gpu.mlir */
+static void module_path(const sg_cli_mlir_job *j, char *out, size_t cap) {
+  const char *base = strrchr(j->input, '/');
+  base = base ? base + 1 : j->input;
+  size_t n = strlen(base);
+  if (sg_cli_is_mlir(base))
+    n -= 5;
+  snprintf(out, cap, "%s/%.*s.gpu.mlir", j->out_dir, (int)n, base);
+}
+
+static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
+  for (int i = 0; i < r->nops; i++) {
+    const sg_mlir_op *op = &r->ops[i];
+    if (!op->compiled)
+      fprintf(stderr, "softgen: warning: %s: linalg.softmax%s left as it is: %s\n", op->location,
+              op->raised ? " (raised from its decomposed form)" : "", op->message);
+    else if (j->verbose)
+      fprintf(stderr,
+              "softgen: %s: linalg.softmax%s %lldx%lld %s -> %s (grid %llu, block %u, cluster %u)\n",
+              op->location, op->raised ? " (raised)" : "", (long long)op->m, (long long)op->n, sg_dtype_name(op->dtype),
+              r->kernels[op->kernel].name, (unsigned long long)op->grid, op->block, op->cluster);
+  }
+  if (r->nops == 0)
+    fprintf(stderr, "softgen: warning: %s: no linalg.softmax in the module\n", j->input);
+}
+
+int sg_cli_mlir(const sg_cli_mlir_job *j) {
+  if (j->emit_other || (j->emit_asm && j->emit_obj)) {
+    fprintf(stderr, "softgen: with an MLIR input, --emit takes asm (embed PTX) or obj (embed "
+                    "the code object)\n(see softgen --help)\n");
+    return 2;
+  }
+  if (!j->input) {
+    fprintf(stderr, "softgen: --mlir needs an input file\n(see softgen --help)\n");
+    return 2;
+  }
+  sg_diag d;
+  sg_diag_clear(&d);
+  char *text = NULL;
+  size_t len = 0;
+  sg_buffer module = {0};
+  sg_mlir_report rep;
+  memset(&rep, 0, sizeof rep);
+  file_out *outs = NULL;
+  int nouts = 0, status = 1;
+  sg_mlir_options o = {.target = j->target, .arch = j->arch, .constraints = j->constraints};
+  if (j->tools)
+    o.tools = *j->tools;
+  o.format = j->emit_asm ? SG_MLIR_FORMAT_ASSEMBLY
+             : j->emit_obj ? SG_MLIR_FORMAT_OBJECT
+                           : SG_MLIR_FORMAT_AUTO;
+  if (sg_read_file(j->input, (size_t)1 << 30, &text, &len, &d))
+    goto done;
+  if (sg_mlir_compile_text(j->input, text, len, &o, &module, &rep, &d))
+    goto done;
+  if (rep.warning[0])
+    fprintf(stderr, "softgen: warning: %s\n", rep.warning);
+  print_ops(j, &rep);
+  /* everything is in memory: write it */
+  outs = calloc((size_t)rep.nkernels + 1, sizeof *outs);
+  if (!outs) {
+    sg_diag_set(&d, SG_ERR_NO_MEMORY, "out of memory");
+    goto done;
+  }
+  if (j->out_file) {
+    snprintf(outs[0].path, sizeof outs[0].path, "%s", j->out_file);
+  } else {
+    if (mkdir(j->out_dir, 0777) != 0 && errno != EEXIST) {
+      sg_diag_set(&d, SG_ERR_IO, "%s: cannot create directory: %s", j->out_dir, strerror(errno));
+      goto done;
+    }
+    module_path(j, outs[0].path, sizeof outs[0].path);
+    for (int k = 0; k < rep.nkernels; k++) {
+      file_out *f = &outs[1 + k];
+      snprintf(f->path, sizeof f->path, "%s/%s%s", j->out_dir, rep.kernels[k].name,
+               rep.kernels[k].ext);
+      f->data = rep.kernels[k].object.data;
+      f->size = rep.kernels[k].object.size;
+    }
+    nouts = rep.nkernels;
+  }
+  outs[0].data = module.data;
+  outs[0].size = module.size;
+  nouts++;
+  if (j->out_file && strcmp(j->out_file, "-") == 0) {
+    fwrite(module.data, 1, module.size, stdout);
+    status = 0;
+    goto done;
+  }
+  for (int i = 0; i < nouts; i++) {
+    if (sg_write_file(outs[i].path, outs[i].data, outs[i].size, &d)) {
+      for (int k = 0; k < i; k++)
+        remove(outs[k].path); /* all or nothing */
+      goto done;
+    }
+  }
+  if (!j->out_file || j->verbose)
+    for (int i = 0; i < nouts; i++)
+      printf("softgen: wrote %s (%zu bytes)\n", outs[i].path, outs[i].size);
+  status = 0;
+done:
+  if (status && d.message[0])
+    fprintf(stderr, "softgen: error: %s\n", d.message);
+  free(outs);
+  sg_buffer_free(&module);
+  sg_mlir_report_free(&rep);
+  free(text);
+  return status;
+}
