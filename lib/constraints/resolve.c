@@ -185,7 +185,7 @@ static sg_status choose_staging(resolver *r, int64_t n) {
    * (a few KB stay for the reduction buffers) */
   uint64_t row = (uint64_t)n * read_bytes(r);
   uint64_t share = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch)
-                       ? row / max_u(tg->max_cluster, tg->max_cluster_staged) : row;
+                       ? row / tg->max_cluster : row;
   pl->stage = can && !narrow && r->c->rows_in_flight != 2 && n > AUTO_STAGE_ELEMS &&
               share + 8192 <= tg->stage_smem(pl->arch);
   pl->chosen.stage = 1;
@@ -239,8 +239,12 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
      * (or the most the largest cluster allows) holds its share, as measured
      * fastest; smaller blocks keep several resident per multiprocessor */
     uint64_t fit = (threads < 256 ? threads : 256) * AUTO_ELEMS_PER_THREAD;
-    if (pl->stage) /* staged: a workgroup's share of the rows within STAGE_BLOCK_BYTES */
-      while (pl->cluster < max_u(tg->max_cluster, tg->max_cluster_staged) &&
+    /* staged: a workgroup's share of the rows within STAGE_BLOCK_BYTES, in
+     * portable clusters: the non-portable 16 is taken only when given
+     * (compute-sanitizer's synccheck flagged barrier divergence in clusters
+     * of 16 on an H100, test/gpu/RESULTS.md) */
+    if (pl->stage)
+      while (pl->cluster < tg->max_cluster &&
              vectors / pl->cluster * pl->vec * rows * read_bytes(r) > STAGE_BLOCK_BYTES &&
              (vectors / pl->cluster) % 2 == 0)
         pl->cluster *= 2;

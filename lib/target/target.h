@@ -72,8 +72,9 @@ typedef struct sg_target_info {
    * the largest cluster the target launches portably; cluster_ok says whether
    * arch has clusters at all. */
   unsigned max_cluster;
-  unsigned max_cluster_staged; /* larger, non-portable clusters staged rows may take (16 on
-                                  sm_90: the runtime opts the kernel in) */
+  unsigned max_cluster_staged; /* larger, non-portable clusters staged rows may be given
+                                  (16 on sm_90: the runtime opts the kernel in); never
+                                  chosen automatically */
   int (*cluster_ok)(const char *arch);
   LLVMValueRef (*cluster_rank)(struct sgc_ctx *cx);  /* rank of this block in its cluster */
   LLVMValueRef (*cluster_id)(struct sgc_ctx *cx);    /* index of the cluster in the grid */
