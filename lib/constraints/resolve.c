@@ -131,16 +131,25 @@ static unsigned choose_block_threads(unsigned threads_per_row, unsigned wave) {
   return b < wave ? wave : b;
 }
 
-/* Bytes of input an element of the row costs: one element of each read. */
-static unsigned read_bytes(const resolver *r) {
-  unsigned b = 0;
+/* Bytes of input an element of the row costs (one element of each read);
+ * also the narrowest and widest read element. */
+static unsigned read_sizes(const resolver *r, unsigned *narrowest, unsigned *widest) {
+  unsigned b = 0, lo = 0, hi = 0;
   for (int i = 0; i < r->t->nops; i++)
     if (r->t->ops[i].code == SGT_READ) {
       const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
-      b += sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
+      unsigned s = sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
+      b += s;
+      lo = !lo || s < lo ? s : lo;
+      hi = s > hi ? s : hi;
     }
+  if (narrowest)
+    *narrowest = lo;
+  if (widest)
+    *widest = hi;
   return b;
 }
+static unsigned read_bytes(const resolver *r) { return read_sizes(r, NULL, NULL); }
 
 /* Staging (PipelineConstraint(staging)): the row block is copied to shared
  * memory with asynchronous copies and each pass re-reads it there, so that no
@@ -161,12 +170,10 @@ static unsigned read_bytes(const resolver *r) {
 static sg_status choose_staging(resolver *r, int64_t n) {
   sg_plan *pl = r->plan;
   const sg_target_info *tg = pl->target;
-  int can = tg->stage_copy != NULL, narrow = 0;
-  for (int i = 0; i < r->t->nops; i++) /* each read's vector is one 4, 8 or 16-byte copy */
-    if (r->t->ops[i].code == SGT_READ) {
-      const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
-      narrow |= pl->vec * sg_dtype_size(e->generic ? r->p->dtype : e->fixed) < 4;
-    }
+  unsigned narrowest;
+  read_sizes(r, &narrowest, NULL);
+  /* each read's vector is one 4, 8 or 16-byte copy */
+  int can = tg->stage_copy != NULL, narrow = pl->vec * narrowest < 4;
   if (r->c->staging) {
     pl->stage = r->c->staging == 2;
     if (pl->stage && !can)
@@ -518,13 +525,8 @@ static void choose_pipeline(resolver *r) {
  * cap of 3 blocks a multiprocessor); without clusters or staging, apart. */
 static int online_by_default(const resolver *r) {
   if (r->plan->stage) {
-    unsigned widest = 0;
-    for (int i = 0; i < r->t->nops; i++)
-      if (r->t->ops[i].code == SGT_READ) {
-        const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
-        unsigned b = sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
-        widest = b > widest ? b : widest;
-      }
+    unsigned widest;
+    read_sizes(r, NULL, &widest);
     return widest < 4;
   }
   return r->plan->cluster > 1;
