@@ -45,9 +45,11 @@ SG_API sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_dia
  * (M stays a run-time argument), the target and its arch. */
 typedef struct sg_problem {
   int64_t n;
-  sg_dtype dtype;
+  sg_dtype dtype;     /* "T" of the template: the input dtype */
   const char *target; /* "nvptx" (default when NULL), "amdgpu" or "host" */
   const char *arch;   /* NULL: the target's default */
+  int out_dtype_set;  /* 0: "U" (the template's output dtype) is dtype */
+  sg_dtype out_dtype; /* "U" when out_dtype_set */
 } sg_problem;
 
 /* Resolves constraints for template and problem into a plan, or rejects them

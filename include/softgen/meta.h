@@ -27,7 +27,9 @@
  *
  * The kernel's parameters are the "arg" lines in order: "tensor T" is the base
  * pointer of tensor T, "rows" is M (i64), "stride T" is T's row stride in
- * elements (i64). The grid is 1-D, in clusters of `cluster` blocks that share
+ * elements (i64), "rows T" the row count R of an input whose rows repeat (row
+ * m of the kernel reads row m mod R of T; i64), "scalar S" the value of scalar
+ * S, declared by a line "scalar S f32" (a float) or "scalar S i64". The grid is 1-D, in clusters of `cluster` blocks that share
  * each row block; the kernel strides over row blocks, so any multiple of
  * `cluster` from `cluster` to ceil(M / rows_per_block) * cluster computes every
  * row. "persistent 1" (optional) asks for no more blocks than stay resident:
@@ -54,7 +56,8 @@ extern "C" {
 #define SG_META_SYMBOL "softgen_meta"
 #define SG_META_MAGIC "softgen-meta 1\n"
 #define SG_META_MAX_TENSORS 8
-#define SG_META_MAX_ARGS 24
+#define SG_META_MAX_ARGS 40
+#define SG_META_MAX_SCALARS 8
 #define SG_META_NAME_MAX 64
 
 typedef enum sg_dtype { SG_DTYPE_F16, SG_DTYPE_BF16, SG_DTYPE_F32, SG_DTYPE_COUNT } sg_dtype;
@@ -67,7 +70,7 @@ SG_API unsigned sg_dtype_size(sg_dtype dtype);
  * Returns 0 on success, -1 for an unknown name. */
 SG_API int sg_dtype_parse(const char *name, sg_dtype *out);
 
-typedef enum sg_arg_kind { SG_ARG_TENSOR, SG_ARG_ROWS, SG_ARG_STRIDE } sg_arg_kind;
+typedef enum sg_arg_kind { SG_ARG_TENSOR, SG_ARG_ROWS, SG_ARG_STRIDE, SG_ARG_SCALAR } sg_arg_kind;
 
 typedef struct sg_meta_tensor {
   char name[SG_META_NAME_MAX];
@@ -77,8 +80,15 @@ typedef struct sg_meta_tensor {
 
 typedef struct sg_meta_arg {
   sg_arg_kind kind;
-  int tensor; /* index into tensors[] for SG_ARG_TENSOR and SG_ARG_STRIDE, else -1 */
+  /* index into tensors[] for SG_ARG_TENSOR, SG_ARG_STRIDE and SG_ARG_ROWS of a
+   * tensor whose rows repeat (-1: M); into scalars[] for SG_ARG_SCALAR */
+  int tensor;
 } sg_meta_arg;
+
+typedef struct sg_meta_scalar {
+  char name[SG_META_NAME_MAX];
+  int is_i64; /* 0: f32 */
+} sg_meta_scalar;
 
 typedef struct sg_meta {
   int version;
@@ -98,6 +108,8 @@ typedef struct sg_meta {
   sg_meta_tensor tensors[SG_META_MAX_TENSORS];
   int nargs;
   sg_meta_arg args[SG_META_MAX_ARGS];
+  int nscalars;
+  sg_meta_scalar scalars[SG_META_MAX_SCALARS];
 } sg_meta;
 
 /* Writes meta as text into buf (capacity cap, NUL included). *len (optional)
@@ -124,6 +136,11 @@ SG_API uint64_t sg_object_extent(const void *object);
 
 /* Index of the tensor named name, or -1. */
 SG_API int sg_meta_tensor_index(const sg_meta *meta, const char *name);
+/* Bytes tensor i's base and row stride must be a multiple of: one vector of
+ * its own elements (vector_bytes is a vector of the widest tensor's). */
+SG_API unsigned sg_meta_tensor_align(const sg_meta *meta, int i);
+/* Index of the scalar named name, or -1. */
+SG_API int sg_meta_scalar_index(const sg_meta *meta, const char *name);
 
 #ifdef __cplusplus
 }

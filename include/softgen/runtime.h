@@ -99,6 +99,15 @@ SG_API const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k);
 SG_API sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                              void *stream, sg_diag *diag);
 
+/* sgrt_kernel_launch for kernels with scalar parameters (metadata "scalar"
+ * lines): scalars[i] is the value of the kernel's i-th scalar, rounded to
+ * float for an f32 scalar; an i64 scalar must be a whole number of magnitude
+ * at most 2^53. nscalars must equal the kernel's count. An input whose rows
+ * repeat ("arg rows NAME") may have R rows, 1 <= R, R dividing M. */
+SG_API sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
+                                       const double *scalars, int nscalars, void *stream,
+                                       sg_diag *diag);
+
 /* Unloads the module. NULL is a no-op. */
 SG_API void sgrt_kernel_destroy(sgrt_kernel *k);
 

@@ -29,6 +29,8 @@ typedef struct sgc_ctx {
   LLVMValueRef parity;      /* i32: iteration & 1, selects the reduction buffers */
   int cluster_started;      /* the entry arrive has been waited on */
   unsigned next_slot;       /* next reduction buffer of this iteration */
+  LLVMValueRef repeat_rows[SGT_MAX_TENSORS]; /* i64 R of inputs whose rows repeat, else NULL */
+  LLVMValueRef scalar_args[SGT_MAX_SCALARS]; /* the kernel's scalar parameters */
 } sgc_ctx;
 
 typedef enum sgc_reduce_kind {

@@ -41,6 +41,7 @@ typedef struct row_state {
   unsigned nchunks;                /* chunks of the row (of the tile, for tiled rows) */
   LLVMValueRef rows_arg;           /* M */
   LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
+  LLVMValueRef tensor_rows[SGT_MAX_TENSORS]; /* inputs whose rows repeat: R (i64), else NULL */
   LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
   LLVMValueRef stage;             /* staged plans: the shared-memory rows (i8 array) */
@@ -49,9 +50,7 @@ typedef struct row_state {
 } row_state;
 
 static LLVMTypeRef elem_type(sgc_ctx *cx, int tensor) {
-  const sgt_elem *e = &cx->t->tensors[tensor].elem;
-  sg_dtype d = e->generic ? cx->plan->dtype : e->fixed;
-  switch (d) {
+  switch (sgt_tensor_dtype(cx->t, tensor, cx->plan->dtype, cx->plan->out_dtype)) {
   case SG_DTYPE_F16:
     return LLVMHalfTypeInContext(cx->ctx);
   case SG_DTYPE_BF16:
@@ -78,9 +77,12 @@ static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
   return LLVMBuildShuffleVector(cx->b, v, LLVMGetPoison(vt), LLVMConstVector(zeros, n), "");
 }
 
-/* Address of element (row, col) of tensor ti. */
+/* Address of element (row, col) of tensor ti (row mod R for a tensor whose
+ * R rows repeat). */
 static LLVMValueRef element_ptr(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef row,
                                 LLVMValueRef col) {
+  if (rs->tensor_rows[ti])
+    row = LLVMBuildURem(cx->b, row, rs->tensor_rows[ti], "row.repeat");
   LLVMValueRef off = LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, row, rs->tensor_stride[ti], ""), col, "");
   return LLVMBuildGEP2(cx->b, elem_type(cx, ti), rs->tensor_ptr[ti], &off, 1, "");
 }
@@ -168,6 +170,21 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
     return LLVMBuildFDiv(bd, a, b, "");
   case SGT_NEG:
     return LLVMBuildFNeg(bd, a, "");
+  case SGT_NINF_TO_ZERO: {
+    LLVMValueRef ninf = LLVMConstReal(cx->f32, -INFINITY), zero = LLVMConstReal(cx->f32, 0.0);
+    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind) {
+      ninf = splat(cx, ninf);
+      zero = splat(cx, zero);
+    }
+    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, a, ninf, ""), zero, a, "");
+  }
+  case SGT_SAFE_DIV: {
+    LLVMValueRef zero = LLVMConstReal(cx->f32, 0.0);
+    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
+      zero = splat(cx, zero);
+    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, b, zero, ""), zero,
+                           LLVMBuildFDiv(bd, a, b, ""), "");
+  }
   case SGT_EXP: {
     LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
     if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
@@ -194,6 +211,44 @@ typedef struct lowering {
   lval *vals;
 } lowering;
 
+static LLVMValueRef row_chunk(const lowering *lw, int i, unsigned c);
+
+/* Chunk c of operand k of op (a scalar operand, e.g. a parameter, splat). */
+static LLVMValueRef operand_chunk(const lowering *lw, const sgt_op *op, int k, unsigned c) {
+  const lval *v = &lw->vals[op->operands[k]];
+  return v->is_row ? row_chunk(lw, op->operands[k], c) : splat(lw->cx, v->scalar);
+}
+
+/* causal(v, L, offset), chunk c: lane j of the vector at column col + j
+ * keeps v when col + j <= row mod L + offset, else -inf (L <= 0: row). */
+static LLVMValueRef causal_chunk(const lowering *lw, const sgt_op *op, unsigned c) {
+  sgc_ctx *cx = lw->cx;
+  LLVMBuilderRef b = cx->b;
+  unsigned vec = cx->plan->vec;
+  LLVMValueRef L = lw->vals[op->operands[1]].scalar, off = lw->vals[op->operands[2]].scalar;
+  LLVMValueRef zero = LLVMConstInt(cx->i64, 0, 0);
+  LLVMValueRef period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, L, zero, ""), L,
+                                        LLVMConstInt(cx->i64, INT64_MAX, 0), "causal.rows");
+  LLVMValueRef q = LLVMBuildURem(b, lw->rs->row, period, "causal.q");
+  /* lanes j <= limit = q + offset - col keep v; clamp limit to [-1, vec] first */
+  LLVMValueRef limit = LLVMBuildSub(b, LLVMBuildAdd(b, q, off, ""), lw->rs->col[c], "causal.limit");
+  LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1), hi = LLVMConstInt(cx->i64, vec, 0);
+  limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, limit, lo, ""), lo, limit, "");
+  limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, limit, hi, ""), hi, limit, "");
+  LLVMValueRef lanes[SGC_MAX_VEC], lim32 = LLVMBuildTrunc(b, limit, cx->i32, "");
+  for (unsigned j = 0; j < vec; j++)
+    lanes[j] = LLVMConstInt(cx->i32, j, 0);
+  LLVMTypeRef vt = LLVMVectorType(cx->i32, vec);
+  LLVMValueRef ins = LLVMBuildInsertElement(b, LLVMGetPoison(vt), lim32, LLVMConstInt(cx->i32, 0, 0), "");
+  LLVMValueRef zeros[SGC_MAX_VEC];
+  for (unsigned j = 0; j < vec; j++)
+    zeros[j] = LLVMConstInt(cx->i32, 0, 0);
+  LLVMValueRef lim = LLVMBuildShuffleVector(b, ins, LLVMGetPoison(vt), LLVMConstVector(zeros, vec), "");
+  LLVMValueRef keep = LLVMBuildICmp(b, LLVMIntSLE, LLVMConstVector(lanes, vec), lim, "causal.keep");
+  return LLVMBuildSelect(b, keep, row_chunk(lw, op->operands[0], c),
+                         splat(cx, LLVMConstReal(cx->f32, -INFINITY)), "causal");
+}
+
 /* Chunk c of row value i. Built once (registers plans) or once per segment
  * (staged plans: a chunk built before the latest reduction is rebuilt from
  * shared memory rather than kept in registers across it). (exp(a - s) stays
@@ -211,11 +266,13 @@ static LLVMValueRef row_chunk(const lowering *lw, int i, unsigned c) {
     r = read_chunk(cx, lw->rs, op, c);
   else if (op->code == SGT_BROADCAST)
     r = a->is_row ? row_chunk(lw, op->operands[0], c) : splat(cx, a->scalar);
+  else if (op->code == SGT_CAUSAL)
+    r = causal_chunk(lw, op, c);
   else if (v->recip)
-    r = LLVMBuildFMul(cx->b, row_chunk(lw, op->operands[0], c), v->recip, "");
+    r = LLVMBuildFMul(cx->b, operand_chunk(lw, op, 0, c), v->recip, "");
   else
-    r = elementwise(cx, op->code, row_chunk(lw, op->operands[0], c),
-                    op->operands[1] >= 0 ? row_chunk(lw, op->operands[1], c) : NULL);
+    r = elementwise(cx, op->code, operand_chunk(lw, op, 0, c),
+                    op->operands[1] >= 0 ? operand_chunk(lw, op, 1, c) : NULL);
   v->chunks[c] = r;
   v->seg[c] = lw->rs->cur_seg;
   return r;
@@ -264,8 +321,10 @@ static void lower_write(const lowering *lw, const sgt_op *op) {
   }
 }
 
-/* The scalar s when op i is broadcast(s), else NULL. */
+/* The scalar s when op i is broadcast(s) or a scalar itself, else NULL. */
 static LLVMValueRef ops_broadcast_scalar(const lowering *lw, int i) {
+  if (!lw->vals[i].is_row)
+    return lw->vals[i].scalar;
   const lval *src = &lw->vals[lw->ops[i].operands[0]];
   return lw->ops[i].code == SGT_BROADCAST && !src->is_row ? src->scalar : NULL;
 }
@@ -307,6 +366,9 @@ static void lower_op(const lowering *lw, int i) {
   case SGT_WRITE:
     lower_write(lw, op);
     return;
+  case SGT_PARAM:
+    out->scalar = cx->scalar_args[op->tensor];
+    return;
   case SGT_MAX:
   case SGT_SUM: {
     sgc_reduce_kind kind = op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM;
@@ -323,9 +385,15 @@ static void lower_op(const lowering *lw, int i) {
     out->scalar = elementwise(cx, op->code, a->scalar, bv ? bv->scalar : NULL);
     return;
   }
-  if (op->code == SGT_DIV && ops_broadcast_scalar(lw, op->operands[1]))
-    out->recip = splat(cx, LLVMBuildFDiv(cx->b, LLVMConstReal(cx->f32, 1.0),
-                                         ops_broadcast_scalar(lw, op->operands[1]), "recip"));
+  LLVMValueRef den = (op->code == SGT_DIV || op->code == SGT_SAFE_DIV)
+                         ? ops_broadcast_scalar(lw, op->operands[1]) : NULL;
+  if (den) { /* safe_div: 1 / 0 -> 0, so a / 0 -> 0 */
+    LLVMValueRef one = LLVMConstReal(cx->f32, 1.0), zero = LLVMConstReal(cx->f32, 0.0);
+    LLVMValueRef rc = LLVMBuildFDiv(cx->b, one, den, "recip");
+    if (op->code == SGT_SAFE_DIV)
+      rc = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, den, zero, ""), zero, rc, "");
+    out->recip = splat(cx, rc);
+  }
   if (!pl->stage && pl->row_tiles <= 1) /* tiled rows build chunks in each tile's pass */
     for (unsigned c = 0; c < pl->chunks; c++)
       row_chunk(lw, i, c);
@@ -351,14 +419,24 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
   for (int i = 0; i < t->ntensors; i++) {
     snprintf(m->tensors[i].name, sizeof m->tensors[i].name, "%s", t->tensors[i].name);
     m->tensors[i].is_output = t->tensors[i].is_output;
-    m->tensors[i].dtype = t->tensors[i].elem.generic ? pl->dtype : t->tensors[i].elem.fixed;
+    m->tensors[i].dtype = sgt_tensor_dtype(t, i, pl->dtype, pl->out_dtype);
   }
-  /* kernel ABI: tensors, then M, then each tensor's row stride */
+  /* kernel ABI (declare_kernel): tensors, M, each tensor's row stride, the
+   * row count of each input whose rows repeat, then the scalars */
   for (int i = 0; i < t->ntensors; i++)
     m->args[m->nargs++] = (sg_meta_arg){SG_ARG_TENSOR, i};
   m->args[m->nargs++] = (sg_meta_arg){SG_ARG_ROWS, -1};
   for (int i = 0; i < t->ntensors; i++)
     m->args[m->nargs++] = (sg_meta_arg){SG_ARG_STRIDE, i};
+  for (int i = 0; i < t->ntensors; i++)
+    if (t->tensors[i].repeat)
+      m->args[m->nargs++] = (sg_meta_arg){SG_ARG_ROWS, i};
+  m->nscalars = t->nscalars;
+  for (int i = 0; i < t->nscalars; i++) {
+    snprintf(m->scalars[i].name, sizeof m->scalars[i].name, "%s", t->scalars[i].name);
+    m->scalars[i].is_i64 = t->scalars[i].is_i64;
+    m->args[m->nargs++] = (sg_meta_arg){SG_ARG_SCALAR, i};
+  }
   /* vector_bytes is per the widest tensor; every tensor's base must allow it */
 }
 
@@ -379,16 +457,23 @@ static sg_status add_meta_global(sgc_ctx *cx, sg_diag *diag) {
   return SG_OK;
 }
 
-/* Declares the kernel with its ABI: tensors, M, then each tensor's stride. */
+/* Declares the kernel with its ABI: tensors, M, each tensor's stride, the
+ * row count of each input whose rows repeat, the scalars (plan_meta's order). */
 static void declare_kernel(sgc_ctx *cx) {
   const sg_template *t = cx->t;
-  LLVMTypeRef params[2 * SGT_MAX_TENSORS + 3];
+  LLVMTypeRef params[3 * SGT_MAX_TENSORS + SGT_MAX_SCALARS + 3];
   unsigned np = 0;
   for (int i = 0; i < t->ntensors; i++)
     params[np++] = cx->gptr;
   params[np++] = cx->i64;
   for (int i = 0; i < t->ntensors; i++)
     params[np++] = cx->i64;
+  unsigned extra = np;
+  for (int i = 0; i < t->ntensors; i++)
+    if (t->tensors[i].repeat)
+      params[np++] = cx->i64;
+  for (int i = 0; i < t->nscalars; i++)
+    params[np++] = t->scalars[i].is_i64 ? cx->i64 : cx->f32;
   for (unsigned i = 0; i < cx->tg->id_params && i < 2; i++) /* host: block id, block count */
     params[np++] = cx->i32;
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cx->ctx), params, np, 0);
@@ -411,6 +496,17 @@ static void declare_kernel(sgc_ctx *cx) {
     char name[SGT_NAME_MAX + 8];
     snprintf(name, sizeof name, "stride_%s", t->tensors[i].name);
     LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i)), name, strlen(name));
+  }
+  for (int i = 0; i < t->ntensors; i++)
+    if (t->tensors[i].repeat) {
+      char name[SGT_NAME_MAX + 8];
+      snprintf(name, sizeof name, "rows_%s", t->tensors[i].name);
+      cx->repeat_rows[i] = LLVMGetParam(cx->fn, extra++);
+      LLVMSetValueName2(cx->repeat_rows[i], name, strlen(name));
+    }
+  for (int i = 0; i < t->nscalars; i++) {
+    cx->scalar_args[i] = LLVMGetParam(cx->fn, extra++);
+    LLVMSetValueName2(cx->scalar_args[i], t->scalars[i].name, strlen(t->scalars[i].name));
   }
   cx->tg->kernel_attributes(cx, cx->fn);
 }
@@ -580,6 +676,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   for (int i = 0; i < t->ntensors; i++) {
     ptrs[i] = LLVMGetParam(cx->fn, (unsigned)i);
     strides[i] = LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i));
+    rs.tensor_rows[i] = cx->repeat_rows[i];
   }
   rs.rows_arg = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
   if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */

@@ -48,6 +48,7 @@ struct sg_plan {
   const struct sg_target_info *target;
   char arch[32];
   sg_dtype dtype;
+  sg_dtype out_dtype; /* "U": the output dtype (dtype unless given) */
   int64_t n;
   char template_name[SGT_NAME_MAX];
   char kernel_name[128];

@@ -41,29 +41,42 @@ static unsigned log2u(unsigned x) {
   return n;
 }
 
+static sg_dtype tensor_dtype(const resolver *r, int i) {
+  return sgt_tensor_dtype(r->t, i, r->p->dtype, r->p->out_dtype_set ? r->p->out_dtype : r->p->dtype);
+}
+
 /* The element size the vector width is limited by: the widest tensor. */
 static unsigned widest_elem(const resolver *r) {
   unsigned w = 0;
   for (int i = 0; i < r->t->ntensors; i++) {
-    const sgt_elem *e = &r->t->tensors[i].elem;
-    unsigned s = sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
+    unsigned s = sg_dtype_size(tensor_dtype(r, i));
     w = s > w ? s : w;
   }
   return w;
 }
 
-/* The template must be row-wise: 2-D tensors [M, N] and reductions over N. */
+/* The template must be row-wise: 2-D tensors [M, N] (M, N: the dims of the
+ * first output) and reductions over N; an input may be [R, N] (its rows
+ * repeat: row m reads row m mod R). */
 static sg_status check_template(resolver *r) {
   const sg_template *t = r->t;
-  r->row_dim = t->tensors[0].shape.ndims == 2 ? t->tensors[0].shape.dims[0] : -1;
-  r->col_dim = t->tensors[0].shape.ndims == 2 ? t->tensors[0].shape.dims[1] : -1;
+  int first = 0;
+  while (first < t->ntensors && !t->tensors[first].is_output)
+    first++;
+  if (first == t->ntensors)
+    first = 0;
+  r->row_dim = t->tensors[first].shape.ndims == 2 ? t->tensors[first].shape.dims[0] : -1;
+  r->col_dim = t->tensors[first].shape.ndims == 2 ? t->tensors[first].shape.dims[1] : -1;
   for (int i = 0; i < t->ntensors; i++) {
     const sgt_shape *s = &t->tensors[i].shape;
-    if (s->ndims != 2 || s->dims[0] != r->row_dim || s->dims[1] != r->col_dim)
+    int rows_ok = s->ndims == 2 && (s->dims[0] == r->row_dim ||
+                                    (t->tensors[i].repeat && s->dims[0] != r->col_dim));
+    if (!rows_ok || s->dims[1] != r->col_dim)
       return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, t->tensors[i].line,
                         t->tensors[i].col,
-                        "tensor '%s' must have shape [ROWS, COLS] like the first tensor: "
-                        "softgen generates row-wise kernels",
+                        "tensor '%s' must have shape [ROWS, COLS] like the first output (an "
+                        "input may have other ROWS, which repeat): softgen generates row-wise "
+                        "kernels",
                         t->tensors[i].name);
   }
   for (int i = 0; i < t->nops; i++) {
@@ -72,13 +85,10 @@ static sg_status check_template(resolver *r) {
       return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, op->line, op->col,
                         "%s over %s: softgen reduces along the last dim (%s) only",
                         sgt_opcode_name(op->code), t->dims[op->dim], t->dims[r->col_dim]);
-    if (op->shape.ndims == 1 && op->shape.dims[0] != r->row_dim)
+    if (op->shape.ndims == 1 && op->shape.dims[0] == r->col_dim)
       return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, op->line, op->col,
                         "value '%s' has shape [%s]: per-column values are not supported",
                         op->name, t->dims[op->shape.dims[0]]);
-    if (op->shape.ndims == 0 && op->code != SGT_WRITE)
-      return sg_diag_at(r->diag, SG_ERR_CONSTRAINT, t->file, op->line, op->col,
-                        "value '%s' is a scalar over all rows: not supported", op->name);
   }
   return SG_OK;
 }
@@ -137,8 +147,7 @@ static unsigned read_sizes(const resolver *r, unsigned *narrowest, unsigned *wid
   unsigned b = 0, lo = 0, hi = 0;
   for (int i = 0; i < r->t->nops; i++)
     if (r->t->ops[i].code == SGT_READ) {
-      const sgt_elem *e = &r->t->tensors[r->t->ops[i].tensor].elem;
-      unsigned s = sg_dtype_size(e->generic ? r->p->dtype : e->fixed);
+      unsigned s = sg_dtype_size(tensor_dtype(r, r->t->ops[i].tensor));
       b += s;
       lo = !lo || s < lo ? s : lo;
       hi = s > hi ? s : hi;
@@ -555,7 +564,8 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   if (p->n < 1 || p->n > (1ll << 31) - 1)
     return sg_diag_set(diag, SG_ERR_CONSTRAINT, "N = %lld is out of range: N must be 1 to "
                        "2^31-1", (long long)p->n);
-  if ((unsigned)p->dtype >= SG_DTYPE_COUNT)
+  if ((unsigned)p->dtype >= SG_DTYPE_COUNT ||
+      (p->out_dtype_set && (unsigned)p->out_dtype >= SG_DTYPE_COUNT))
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "invalid dtype");
   sg_status st = check_template(r);
   if (st)
@@ -570,10 +580,14 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   pl->target = tg;
   snprintf(pl->arch, sizeof pl->arch, "%s", arch);
   pl->dtype = p->dtype;
+  pl->out_dtype = p->out_dtype_set ? p->out_dtype : p->dtype;
   pl->n = p->n;
   snprintf(pl->template_name, sizeof pl->template_name, "%s", t->name);
-  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s_n%lld", t->name,
-           sg_dtype_name(p->dtype), (long long)p->n);
+  char out_part[16] = ""; /* "_f32" when the output dtype differs */
+  if (pl->out_dtype != pl->dtype)
+    snprintf(out_part, sizeof out_part, "_%s", sg_dtype_name(pl->out_dtype));
+  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s%s_n%lld", t->name,
+           sg_dtype_name(p->dtype), out_part, (long long)p->n);
   rs.plan = pl;
   if ((st = resolve_shape(r))) {
     free(pl);
@@ -650,7 +664,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "plan %s\n", pl->kernel_name);
   fprintf(f, "  template          %s\n", pl->template_name);
   fprintf(f, "  target            %s %s (%s)\n", pl->target->name, pl->arch, pl->target->triple);
-  fprintf(f, "  dtype             %s, accumulate f32\n", sg_dtype_name(pl->dtype));
+  fprintf(f, "  dtype             %s", sg_dtype_name(pl->dtype));
+  if (pl->out_dtype != pl->dtype)
+    fprintf(f, " in, %s out (U)", sg_dtype_name(pl->out_dtype));
+  fprintf(f, ", accumulate f32\n");
   fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
   fprintf(f, "  cluster           %u workgroups per row, %lld columns each%s\n", pl->cluster,
           (long long)pl->tile_n, a[pl->chosen.cluster]);

@@ -66,6 +66,22 @@ int sg_meta_tensor_index(const sg_meta *meta, const char *name) {
   return -1;
 }
 
+unsigned sg_meta_tensor_align(const sg_meta *meta, int i) {
+  unsigned widest = 1, vb = meta->vector_bytes ? meta->vector_bytes : 1;
+  for (int j = 0; j < meta->ntensors; j++)
+    if (sg_dtype_size(meta->tensors[j].dtype) > widest)
+      widest = sg_dtype_size(meta->tensors[j].dtype);
+  unsigned a = vb * sg_dtype_size(meta->tensors[i].dtype) / widest;
+  return a ? a : 1;
+}
+
+int sg_meta_scalar_index(const sg_meta *meta, const char *name) {
+  for (int i = 0; i < meta->nscalars; i++)
+    if (strcmp(meta->scalars[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
 /* ---- formatting ---- */
 
 typedef struct out_buf {
@@ -109,12 +125,17 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
   for (int i = 0; i < m->ntensors; i++)
     put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
         sg_dtype_name(m->tensors[i].dtype));
+  for (int i = 0; i < m->nscalars; i++)
+    put(&o, "scalar %s %s\n", m->scalars[i].name, m->scalars[i].is_i64 ? "i64" : "f32");
   for (int i = 0; i < m->nargs; i++) {
     const sg_meta_arg *a = &m->args[i];
-    if (a->kind == SG_ARG_ROWS)
+    if (a->kind == SG_ARG_ROWS && a->tensor < 0)
       put(&o, "arg rows\n");
+    else if (a->kind == SG_ARG_SCALAR)
+      put(&o, "arg scalar %s\n", m->scalars[a->tensor].name);
     else
-      put(&o, "arg %s %s\n", a->kind == SG_ARG_TENSOR ? "tensor" : "stride",
+      put(&o, "arg %s %s\n",
+          a->kind == SG_ARG_TENSOR ? "tensor" : a->kind == SG_ARG_ROWS ? "rows" : "stride",
           m->tensors[a->tensor].name);
   }
   put(&o, "end\n");
@@ -237,6 +258,18 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
     if (sg_dtype_parse(w[3], &t->dtype))
       return BAD("%d: unknown dtype '%s'", lineno, w[3]);
     m->ntensors++;
+  } else if (nw == 3 && strcmp(k, "scalar") == 0) {
+    if (m->nscalars == SG_META_MAX_SCALARS)
+      return BAD("%d: more than %d scalars", lineno, SG_META_MAX_SCALARS);
+    sg_meta_scalar *s = &m->scalars[m->nscalars];
+    if (word_copy(s->name, sizeof s->name, w[1], strlen(w[1])))
+      return BAD("%d: scalar name too long", lineno);
+    if (sg_meta_scalar_index(m, s->name) >= 0)
+      return BAD("%d: scalar '%s' declared twice", lineno, s->name);
+    if (strcmp(w[2], "f32") != 0 && strcmp(w[2], "i64") != 0)
+      return BAD("%d: scalar type must be 'f32' or 'i64'", lineno);
+    s->is_i64 = w[2][0] == 'i';
+    m->nscalars++;
   } else if ((nw == 2 || nw == 3) && strcmp(k, "arg") == 0) {
     if (m->nargs == SG_META_MAX_ARGS)
       return BAD("%d: more than %d args", lineno, SG_META_MAX_ARGS);
@@ -244,13 +277,22 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
     if (nw == 2 && strcmp(w[1], "rows") == 0) {
       a->kind = SG_ARG_ROWS;
       a->tensor = -1;
-    } else if (nw == 3 && (strcmp(w[1], "tensor") == 0 || strcmp(w[1], "stride") == 0)) {
-      a->kind = w[1][0] == 't' ? SG_ARG_TENSOR : SG_ARG_STRIDE;
+    } else if (nw == 3 && strcmp(w[1], "scalar") == 0) {
+      a->kind = SG_ARG_SCALAR;
+      a->tensor = sg_meta_scalar_index(m, w[2]);
+      if (a->tensor < 0)
+        return BAD("%d: arg names undeclared scalar '%s'", lineno, w[2]);
+    } else if (nw == 3 && (strcmp(w[1], "tensor") == 0 || strcmp(w[1], "stride") == 0 ||
+                           strcmp(w[1], "rows") == 0)) {
+      a->kind = w[1][0] == 't' ? SG_ARG_TENSOR : w[1][0] == 'r' ? SG_ARG_ROWS : SG_ARG_STRIDE;
       a->tensor = sg_meta_tensor_index(m, w[2]);
       if (a->tensor < 0)
         return BAD("%d: arg names undeclared tensor '%s'", lineno, w[2]);
+      if (a->kind == SG_ARG_ROWS && m->tensors[a->tensor].is_output)
+        return BAD("%d: 'arg rows %s': only an input's rows may repeat", lineno, w[2]);
     } else
-      return BAD("%d: arg must be 'rows', 'tensor NAME' or 'stride NAME'", lineno);
+      return BAD("%d: arg must be 'rows', 'rows NAME', 'tensor NAME', 'stride NAME' or "
+                 "'scalar NAME'", lineno);
     m->nargs++;
   } else
     return BAD("%d: unknown or malformed entry '%s'", lineno, k);
@@ -314,6 +356,14 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
     if (!passed)
       return sg_diag_set(diag, SG_ERR_PARSE, "metadata tensor '%s' is never passed as an arg",
                          m.tensors[i].name);
+  }
+  for (int i = 0; i < m.nscalars; i++) {
+    int passed = 0;
+    for (int j = 0; j < m.nargs; j++)
+      passed += m.args[j].kind == SG_ARG_SCALAR && m.args[j].tensor == i;
+    if (passed != 1)
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata scalar '%s' is passed %d times (once "
+                         "expected)", m.scalars[i].name, passed);
   }
   *out = m;
   return SG_OK;

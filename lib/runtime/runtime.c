@@ -402,6 +402,22 @@ void sgrt_kernel_destroy(sgrt_kernel *k) {
 
 #define MAX_GRID 2147483647u
 
+/* 1 when tensor i of m is an input whose rows repeat ("arg rows NAME"). */
+static int repeats(const sg_meta *m, int i) {
+  for (int a = 0; a < m->nargs; a++)
+    if (m->args[a].kind == SG_ARG_ROWS && m->args[a].tensor == i)
+      return 1;
+  return 0;
+}
+
+/* M: the rows of the first tensor whose rows do not repeat. */
+static int row_tensor(const sg_meta *m) {
+  for (int i = 0; i < m->ntensors; i++)
+    if (!repeats(m, i))
+      return i;
+  return 0;
+}
+
 static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, sg_diag *diag) {
   if (nt != m->ntensors) {
     char names[SG_META_MAX_TENSORS * (SG_META_NAME_MAX + 2)] = "";
@@ -428,9 +444,15 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
     if (x->rows < 0)
       return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld is negative", mt->name, i,
                  (long long)x->rows);
-    if (i > 0 && x->rows != t[0].rows)
+    int r0 = row_tensor(m);
+    if (repeats(m, i) && t[r0].rows > 0 && (x->rows < 1 || t[r0].rows % x->rows))
+      return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld: its rows repeat over the %lld rows of "
+                 "'%s', so they must be 1 or more and divide %lld",
+                 mt->name, i, (long long)x->rows, (long long)t[r0].rows, m->tensors[r0].name,
+                 (long long)t[r0].rows);
+    if (!repeats(m, i) && x->rows != t[r0].rows)
       return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld but tensor '%s' has %lld", mt->name, i,
-                 (long long)x->rows, m->tensors[0].name, (long long)t[0].rows);
+                 (long long)x->rows, m->tensors[r0].name, (long long)t[r0].rows);
     if (x->row_stride < x->cols)
       return BAD(SG_ERR_INVALID_ARGUMENT, "row_stride %lld is less than cols %lld", mt->name,
                  i, (long long)x->row_stride, (long long)x->cols);
@@ -442,7 +464,7 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
     if (!x->data)
       return BAD(SG_ERR_INVALID_ARGUMENT, "data is NULL with %lld rows", mt->name, i,
                  (long long)x->rows);
-    unsigned vb = m->vector_bytes ? m->vector_bytes : 1;
+    unsigned vb = sg_meta_tensor_align(m, i);
     if ((uintptr_t)x->data % vb)
       return BAD(SG_ERR_MISMATCH, "data %p is not aligned to the kernel's vector_bytes %u",
                  mt->name, i, x->data, vb);
@@ -457,20 +479,49 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
   return SG_OK;
 }
 
+static sg_status check_scalars(const sg_meta *m, const double *s, int ns, sg_diag *diag) {
+  if (ns != m->nscalars || (!s && ns)) {
+    char names[SG_META_MAX_SCALARS * (SG_META_NAME_MAX + 8)] = "";
+    for (int i = 0; i < m->nscalars; i++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s %s", i ? ", " : "",
+               m->scalars[i].name, m->scalars[i].is_i64 ? "i64" : "f32");
+    return sg_diag_set(diag, SG_ERR_MISMATCH, "kernel '%s' takes %d scalar%s%s%s%s, got %d",
+                       m->kernel, m->nscalars, m->nscalars == 1 ? "" : "s",
+                       m->nscalars ? " (" : "", names, m->nscalars ? ")" : "", ns);
+  }
+  for (int i = 0; i < ns; i++) {
+    double v = s[i];
+    if (m->scalars[i].is_i64 && !(v == (double)(int64_t)v && v >= -9007199254740992.0 &&
+                                  v <= 9007199254740992.0))
+      return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "scalar '%s' (#%d) is i64: %g is not a "
+                         "whole number within +-2^53", m->scalars[i].name, i, v);
+  }
+  return SG_OK;
+}
+
 sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                              void *stream, sg_diag *diag) {
+  return sgrt_kernel_launch_ex(k, tensors, ntensors, NULL, 0, stream, diag);
+}
+
+sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
+                                const double *scalars, int nscalars, void *stream,
+                                sg_diag *diag) {
   if (!k)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_launch: null kernel");
   if (!tensors && ntensors != 0)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_launch: null tensors");
   const sg_meta *m = &k->meta;
   sg_status st = check_tensors(m, tensors, ntensors, diag);
+  if (!st)
+    st = check_scalars(m, scalars, nscalars, diag);
   if (st)
     return st;
-  int64_t rows = tensors[0].rows;
+  int64_t rows = tensors[row_tensor(m)].rows;
   if (rows == 0)
     return SG_OK;
-  /* Parameters in "arg" order; every one is 8 bytes (pointer or i64). */
+  /* Parameters in "arg" order; every one is 8 bytes (pointer or i64) but f32
+   * scalars, whose 4 bytes start their slot. */
   int64_t values[SG_META_MAX_ARGS];
   void *params[SG_META_MAX_ARGS];
   for (int i = 0; i < m->nargs; i++) {
@@ -479,7 +530,15 @@ sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int nte
       values[i] = (int64_t)(uintptr_t)tensors[a->tensor].data;
     else if (a->kind == SG_ARG_STRIDE)
       values[i] = tensors[a->tensor].row_stride;
-    else
+    else if (a->kind == SG_ARG_ROWS && a->tensor >= 0)
+      values[i] = tensors[a->tensor].rows;
+    else if (a->kind == SG_ARG_SCALAR && m->scalars[a->tensor].is_i64)
+      values[i] = (int64_t)scalars[a->tensor];
+    else if (a->kind == SG_ARG_SCALAR) {
+      float f = (float)scalars[a->tensor];
+      values[i] = 0;
+      memcpy(&values[i], &f, sizeof f);
+    } else
       values[i] = rows;
     params[i] = &values[i];
   }

@@ -3,7 +3,8 @@
  * Grammar (newlines are plain whitespace, '#' starts a comment):
  *   template := 'kernel' NAME '(' param { ',' param } ')' { stmt }
  *   param    := NAME ':' ('in' | 'out') '[' DIM { ',' DIM } ']' ELEM
- *   ELEM     := 'T' | 'f16' | 'bf16' | 'f32'
+ *             | NAME ':' ('f32' | 'i64')             a scalar passed at launch
+ *   ELEM     := 'T' | 'U' | 'f16' | 'bf16' | 'f32'
  *   stmt     := NAME '=' call | call
  *   call     := OP '(' arg { ',' arg } ')'
  *   arg      := NAME | 'dim' '=' DIM | '[' DIM { ',' DIM } ']'
@@ -23,12 +24,18 @@ static const struct {
     [SGT_SUM] = {"sum", 1},        [SGT_BROADCAST] = {"broadcast", 1},
     [SGT_ADD] = {"add", 2},        [SGT_SUB] = {"sub", 2},     [SGT_MUL] = {"mul", 2},
     [SGT_DIV] = {"div", 2},        [SGT_EXP] = {"exp", 1},     [SGT_LOG] = {"log", 1},
-    [SGT_NEG] = {"neg", 1},
+    [SGT_NEG] = {"neg", 1},        [SGT_PARAM] = {"param", 0}, [SGT_CAUSAL] = {"causal", 3},
+    [SGT_NINF_TO_ZERO] = {"ninf_to_zero", 1},                  [SGT_SAFE_DIV] = {"safe_div", 2},
 };
 
 const char *sgt_opcode_name(sgt_opcode code) { return op_info[code].name; }
 int sgt_opcode_arity(sgt_opcode code) { return op_info[code].arity; }
 int sgt_opcode_is_reduction(sgt_opcode code) { return code == SGT_MAX || code == SGT_SUM; }
+
+sg_dtype sgt_tensor_dtype(const sg_template *t, int i, sg_dtype T, sg_dtype U) {
+  const sgt_elem *e = &t->tensors[i].elem;
+  return e->generic == SGT_ELEM_T ? T : e->generic == SGT_ELEM_U ? U : e->fixed;
+}
 
 int sgt_online_chain(const sg_template *t, int i, int *exp_op, int *sum_op) {
   const sgt_op *o = t->ops;
@@ -152,6 +159,8 @@ static sg_status parse_dims(parser *ps, sgt_shape *s, int declare) {
       return st;
     int d = find_dim(ps->t, name);
     if (d < 0 && declare) {
+      if (find_value(ps->t, name) >= 0)
+        return ERR_AT(ps, line, col, "dim '%s' has the name of a scalar parameter", name);
       if (ps->t->ndims == SGT_MAX_DIMS)
         return ERR_AT(ps, line, col, "more than %d dims", SGT_MAX_DIMS);
       d = ps->t->ndims++;
@@ -172,35 +181,74 @@ static sg_status parse_dims(parser *ps, sgt_shape *s, int declare) {
   return st ? st : expect_punct(ps, ']');
 }
 
+/* NAME ':' ('f32' | 'i64'), the name read already: a scalar parameter, and
+ * the op (SGT_PARAM) that makes it a value of shape []. */
+static sg_status parse_scalar(parser *ps, const char *name, int line, int col) {
+  sg_template *t = ps->t;
+  if (t->nscalars == SGT_MAX_SCALARS)
+    return ERR_AT(ps, line, col, "more than %d scalar parameters", SGT_MAX_SCALARS);
+  if (t->nops == SGT_MAX_OPS)
+    return ERR_AT(ps, line, col, "more than %d ops", SGT_MAX_OPS);
+  int is_i64 = sgl_is_ident(&ps->lx, "i64");
+  sgl_next(&ps->lx);
+  sgt_scalar *sc = &t->scalars[t->nscalars];
+  snprintf(sc->name, sizeof sc->name, "%s", name);
+  sc->is_i64 = is_i64;
+  sc->line = line;
+  sc->col = col;
+  sgt_op *op = &t->ops[t->nops++];
+  memset(op, 0, sizeof *op);
+  op->code = SGT_PARAM;
+  snprintf(op->name, sizeof op->name, "%s", name);
+  for (int k = 0; k < SGT_MAX_OPERANDS; k++)
+    op->operands[k] = -1;
+  op->tensor = t->nscalars++;
+  op->dim = -1;
+  op->is_i64 = is_i64;
+  op->line = line;
+  op->col = col;
+  return SG_OK;
+}
+
 static sg_status parse_param(parser *ps) {
   sg_template *t = ps->t;
-  if (t->ntensors == SGT_MAX_TENSORS)
-    return ERR(ps, "more than %d tensor arguments", SGT_MAX_TENSORS);
-  sgt_tensor *tn = &t->tensors[t->ntensors];
-  tn->line = ps->lx.tok.line;
-  tn->col = ps->lx.tok.col;
-  sg_status st = expect_name(ps, "a tensor name", tn->name);
+  char name[SGT_NAME_MAX];
+  int line = ps->lx.tok.line, pcol = ps->lx.tok.col;
+  sg_status st = expect_name(ps, "a parameter name", name);
   if (st)
     return st;
-  if (find_tensor(t, tn->name) >= 0)
-    return ERR_AT(ps, tn->line, tn->col, "tensor '%s' is declared twice", tn->name);
+  if (find_tensor(t, name) >= 0 || find_value(t, name) >= 0)
+    return ERR_AT(ps, line, pcol, "%s '%s' is declared twice",
+                  find_tensor(t, name) >= 0 ? "tensor" : "parameter", name);
+  if (find_dim(t, name) >= 0 || strcmp(name, "dim") == 0)
+    return ERR_AT(ps, line, pcol, "parameter '%s' has the name of a dim", name);
   if ((st = expect_punct(ps, ':')))
     return st;
+  if (sgl_is_ident(&ps->lx, "f32") || sgl_is_ident(&ps->lx, "i64"))
+    return parse_scalar(ps, name, line, pcol);
+  if (t->ntensors == SGT_MAX_TENSORS)
+    return ERR_AT(ps, line, pcol, "more than %d tensor arguments", SGT_MAX_TENSORS);
+  sgt_tensor *tn = &t->tensors[t->ntensors];
+  tn->line = line;
+  tn->col = pcol;
+  snprintf(tn->name, sizeof tn->name, "%s", name);
   if (sgl_is_ident(&ps->lx, "in") || sgl_is_ident(&ps->lx, "out"))
     tn->is_output = sgl_is_ident(&ps->lx, "out");
   else
-    return describe_token(ps, "'in' or 'out'");
+    return describe_token(ps, "'in', 'out' or a scalar type (f32, i64)");
   sgl_next(&ps->lx);
   if ((st = parse_dims(ps, &tn->shape, 1)))
     return st;
   char elem[SGT_NAME_MAX];
-  int line = ps->lx.tok.line, col = ps->lx.tok.col;
-  if ((st = expect_name(ps, "an element type (T, f16, bf16, f32)", elem)))
+  int eline = ps->lx.tok.line, ecol = ps->lx.tok.col;
+  if ((st = expect_name(ps, "an element type (T, U, f16, bf16, f32)", elem)))
     return st;
   if (strcmp(elem, "T") == 0)
-    tn->elem.generic = 1;
+    tn->elem.generic = SGT_ELEM_T;
+  else if (strcmp(elem, "U") == 0)
+    tn->elem.generic = SGT_ELEM_U;
   else if (sg_dtype_parse(elem, &tn->elem.fixed))
-    return ERR_AT(ps, line, col, "unknown element type '%s' (expected T, f16, bf16 or f32)",
+    return ERR_AT(ps, eline, ecol, "unknown element type '%s' (expected T, U, f16, bf16 or f32)",
                   elem);
   t->ntensors++;
   return SG_OK;
@@ -209,13 +257,13 @@ static sg_status parse_param(parser *ps) {
 static sg_status parse_opcode(parser *ps, const char *name, int line, int col,
                               sgt_opcode *out) {
   for (int i = 0; i < SGT_OPCODE_COUNT; i++)
-    if (strcmp(op_info[i].name, name) == 0) {
+    if (i != SGT_PARAM && strcmp(op_info[i].name, name) == 0) {
       *out = (sgt_opcode)i;
       return SG_OK;
     }
   return ERR_AT(ps, line, col,
                 "unknown op '%s' (expected read, write, max, sum, broadcast, add, sub, mul, "
-                "div, exp, log or neg)",
+                "div, exp, log, neg, causal, ninf_to_zero or safe_div)",
                 name);
 }
 
@@ -231,6 +279,16 @@ static sg_status check_op(parser *ps, sgt_op *op, int nargs, const sgt_shape *bs
     return ERR_AT(ps, op->line, op->col, "'%s' takes %d argument%s, got %d", opn, want,
                   want == 1 ? "" : "s", nargs);
   const sgt_shape *a = op->operands[0] >= 0 ? &t->ops[op->operands[0]].shape : NULL;
+  for (int k = 0; k < SGT_MAX_OPERANDS; k++) {
+    int v = op->operands[k];
+    int want_i64 = op->code == SGT_CAUSAL && k > 0;
+    if (v >= 0 && t->ops[v].is_i64 != want_i64)
+      return ERR_AT(ps, op->line, op->col,
+                    want_i64 ? "%s: '%s' must be an i64 parameter (causal(VALUE, ROWS, OFFSET))"
+                             : "%s: '%s' is an i64 parameter: only causal's row count and offset "
+                               "take one",
+                    opn, t->ops[v].name);
+  }
   switch (op->code) {
   case SGT_READ:
     if (t->tensors[op->tensor].is_output)
@@ -274,7 +332,10 @@ static sg_status check_op(parser *ps, sgt_op *op, int nargs, const sgt_shape *bs
     for (int i = 0; i < bshape->ndims && j < a->ndims; i++)
       if (bshape->dims[i] == a->dims[j])
         j++;
-    if (j != a->ndims)
+    int repeat = a->ndims == bshape->ndims && a->ndims > 0; /* [R, N] -> [M, N]: rows repeat */
+    for (int i = 1; i < a->ndims && repeat; i++)
+      repeat = a->dims[i] == bshape->dims[i];
+    if (j != a->ndims && !repeat)
       return ERR_AT(ps, op->line, op->col, "broadcast: cannot broadcast shape %s to %s",
                     shape_str(t, a, b1, sizeof b1), shape_str(t, bshape, b2, sizeof b2));
     op->shape = *bshape;
@@ -283,15 +344,22 @@ static sg_status check_op(parser *ps, sgt_op *op, int nargs, const sgt_shape *bs
   case SGT_ADD:
   case SGT_SUB:
   case SGT_MUL:
-  case SGT_DIV: {
+  case SGT_DIV:
+  case SGT_SAFE_DIV: { /* equal shapes, or one side a scalar parameter's [] */
     const sgt_shape *b = &t->ops[op->operands[1]].shape;
-    if (!shape_eq(a, b))
+    if (!shape_eq(a, b) && a->ndims && b->ndims)
       return ERR_AT(ps, op->line, op->col,
                     "%s: shape mismatch: %s and %s (broadcast the smaller first)", opn,
                     shape_str(t, a, b1, sizeof b1), shape_str(t, b, b2, sizeof b2));
-    op->shape = *a;
+    op->shape = a->ndims ? *a : *b;
     break;
   }
+  case SGT_CAUSAL:
+    if (a->ndims != 2)
+      return ERR_AT(ps, op->line, op->col, "causal: value '%s' of shape %s is not a row value",
+                    t->ops[op->operands[0]].name, shape_str(t, a, b1, sizeof b1));
+    op->shape = *a;
+    break;
   default:
     op->shape = *a;
     break;
@@ -305,7 +373,9 @@ static sg_status parse_stmt(parser *ps) {
     return ERR(ps, "more than %d ops", SGT_MAX_OPS);
   sgt_op *op = &t->ops[t->nops];
   memset(op, 0, sizeof *op);
-  op->operands[0] = op->operands[1] = op->tensor = op->dim = -1;
+  for (int k = 0; k < SGT_MAX_OPERANDS; k++)
+    op->operands[k] = -1;
+  op->tensor = op->dim = -1;
   char first[SGT_NAME_MAX], opname[SGT_NAME_MAX];
   int line = ps->lx.tok.line, col = ps->lx.tok.col;
   sg_status st = expect_name(ps, "a statement", first);
@@ -379,7 +449,8 @@ static sg_status parse_stmt(parser *ps) {
                         find_tensor(t, arg) >= 0 ? "'%s' is a tensor: read it into a value first"
                                                  : "undefined value '%s'",
                         arg);
-        if (nvalues == 2)
+        int most = sgt_opcode_arity(op->code) > 2 ? sgt_opcode_arity(op->code) : 2;
+        if (nvalues == most)
           return ERR_AT(ps, al, ac, "too many operands for '%s'", opname);
         op->operands[nvalues++] = v;
       }
@@ -401,7 +472,9 @@ static sg_status parse_stmt(parser *ps) {
         [SGT_BROADCAST] = "broadcast(VALUE, [DIMS])", [SGT_ADD] = "add(A, B)",
         [SGT_SUB] = "sub(A, B)",              [SGT_MUL] = "mul(A, B)",
         [SGT_DIV] = "div(A, B)",              [SGT_EXP] = "exp(VALUE)",
-        [SGT_LOG] = "log(VALUE)",             [SGT_NEG] = "neg(VALUE)"};
+        [SGT_LOG] = "log(VALUE)",             [SGT_NEG] = "neg(VALUE)",
+        [SGT_CAUSAL] = "causal(VALUE, ROWS, OFFSET)", [SGT_NINF_TO_ZERO] = "ninf_to_zero(VALUE)",
+        [SGT_SAFE_DIV] = "safe_div(A, B)"};
     return ERR_AT(ps, op->line, op->col, "wrong arguments to '%s': expected %s", opname,
                   usage[op->code]);
   }
@@ -428,6 +501,13 @@ static sg_status parse_template(parser *ps) {
       return st;
   }
   sgl_next(&ps->lx);
+  int out = 0; /* inputs whose first dim is not the (first) output's rows repeat their rows */
+  while (out < t->ntensors && !t->tensors[out].is_output)
+    out++;
+  for (int i = 0; out < t->ntensors && i < t->ntensors; i++)
+    t->tensors[i].repeat = !t->tensors[i].is_output && t->tensors[i].shape.ndims > 0 &&
+                           t->tensors[out].shape.ndims > 0 &&
+                           t->tensors[i].shape.dims[0] != t->tensors[out].shape.dims[0];
   while (ps->lx.tok.kind != SGL_EOF) {
     if (ps->lx.tok.kind == SGL_ERROR)
       return ERR(ps, "unexpected character '%.*s'", (int)ps->lx.tok.len, ps->lx.tok.start);
@@ -490,18 +570,27 @@ void sg_template_print(const sg_template *t, FILE *f) {
   char b[128];
   fprintf(f, "kernel %s\n", t->name);
   for (int i = 0; i < t->ntensors; i++)
-    fprintf(f, "  tensor %s: %s %s %s\n", t->tensors[i].name,
+    fprintf(f, "  tensor %s: %s %s %s%s\n", t->tensors[i].name,
             t->tensors[i].is_output ? "out" : "in", shape_str(t, &t->tensors[i].shape, b, sizeof b),
-            t->tensors[i].elem.generic ? "T" : sg_dtype_name(t->tensors[i].elem.fixed));
+            t->tensors[i].elem.generic == SGT_ELEM_T   ? "T"
+            : t->tensors[i].elem.generic == SGT_ELEM_U ? "U"
+                                                       : sg_dtype_name(t->tensors[i].elem.fixed),
+            t->tensors[i].repeat ? "   ; rows repeat" : "");
+  for (int i = 0; i < t->nscalars; i++)
+    fprintf(f, "  scalar %s: %s\n", t->scalars[i].name, t->scalars[i].is_i64 ? "i64" : "f32");
   for (int i = 0; i < t->nops; i++) {
     const sgt_op *op = &t->ops[i];
     if (op->code == SGT_WRITE)
       fprintf(f, "  write %%%d -> %s\n", op->operands[0], t->tensors[op->tensor].name);
     else {
       fprintf(f, "  %%%d = %s", i, sgt_opcode_name(op->code));
+      if (op->code == SGT_PARAM) {
+        fprintf(f, " %s : [] %s\n", op->name, op->is_i64 ? "i64" : "f32");
+        continue;
+      }
       if (op->tensor >= 0)
         fprintf(f, " %s", t->tensors[op->tensor].name);
-      for (int k = 0; k < 2; k++)
+      for (int k = 0; k < SGT_MAX_OPERANDS; k++)
         if (op->operands[k] >= 0)
           fprintf(f, "%s %%%d", k ? "," : "", op->operands[k]);
       if (op->dim >= 0)

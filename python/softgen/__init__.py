@@ -32,6 +32,7 @@ import sys
 from . import _rt
 
 __all__ = ["load", "Kernel", "Error", "ArgumentError", "UnsupportedError", "softmax",
+           "attention_softmax",
            "log_softmax", "softmax_backward", "log_softmax_backward", "compile", "preload",
            "cache_info", "cache_clear", "version"]
 
@@ -199,6 +200,8 @@ class Kernel:
         self.cluster, self.vector_bytes = m.cluster, m.vector_bytes
         self.tensors = [(m.tensors[i].name.decode(), bool(m.tensors[i].is_output),
                          _rt.DTYPE_NAMES[m.tensors[i].dtype]) for i in range(m.ntensors)]
+        self.scalars = [(m.scalars[i].name.decode(), "i64" if m.scalars[i].is_i64 else "f32")
+                        for i in range(m.nscalars)]
 
     def _get(self, device):
         if device not in self._loaded:
@@ -234,7 +237,15 @@ class Kernel:
         with open(path, "wb") as f:
             f.write(self.image)
 
-    def __call__(self, *inputs, out=None, stream=None):
+    def __call__(self, *inputs, out=None, stream=None, **scalars):
+        """Launches on inputs (torch / CAI arrays, in the kernel's order);
+        scalars by name (e.g. scale=0.125, L=128, offset=0) when the kernel
+        has scalar parameters (self.scalars)."""
+        names = [s[0] for s in self.scalars]
+        if set(scalars) != set(names):
+            raise TypeError(f"{self.kernel} takes scalars ({', '.join(names) or 'none'}), got "
+                            f"({', '.join(sorted(scalars)) or 'none'})")
+        values = (ctypes.c_double * max(1, len(names)))(*[float(scalars[n]) for n in names])
         ins = [t for t in self.tensors if not t[1]]
         outs = [t for t in self.tensors if t[1]]
         if len(inputs) != len(ins):
@@ -271,8 +282,8 @@ class Kernel:
         k = self._get(device)
         handle = _stream_handle(stream, inputs[0], device)
         diag = _rt.Diag()
-        st = _rt.lib.sgrt_kernel_launch(k, tensors, len(arrays), ctypes.c_void_p(handle or None),
-                                        ctypes.byref(diag))
+        st = _rt.lib.sgrt_kernel_launch_ex(k, tensors, len(arrays), values, len(names),
+                                           ctypes.c_void_p(handle or None), ctypes.byref(diag))
         if st:
             _raise(st, diag)
         return out if single or len(outs_given) > 1 else outs_given[0]
@@ -308,3 +319,4 @@ def load(path_or_bytes, device=None, backend="auto"):
 
 from .functional import (softmax, log_softmax, softmax_backward, log_softmax_backward,  # noqa: E402
                          compile, preload, cache_info, cache_clear, version)
+from .attention import attention_softmax  # noqa: E402

@@ -36,6 +36,10 @@ class MetaArg(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("tensor", ctypes.c_int)]
 
 
+class MetaScalar(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 64), ("is_i64", ctypes.c_int)]
+
+
 class Meta(ctypes.Structure):
     _fields_ = [("version", ctypes.c_int), ("kernel", ctypes.c_char * 128),
                 ("template_name", ctypes.c_char * 64), ("target", ctypes.c_char * 16),
@@ -44,7 +48,8 @@ class Meta(ctypes.Structure):
                 ("cluster", ctypes.c_uint), ("vector_bytes", ctypes.c_uint),
                 ("persistent", ctypes.c_uint), ("dsmem", ctypes.c_uint),
                 ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
-                ("nargs", ctypes.c_int), ("args", MetaArg * 24)]
+                ("nargs", ctypes.c_int), ("args", MetaArg * 40),
+                ("nscalars", ctypes.c_int), ("scalars", MetaScalar * 8)]
 
 
 class Tensor(ctypes.Structure):
@@ -90,6 +95,8 @@ def _declare(lib):
         "sgrt_kernel_load_data": (I, [P, ctypes.c_char_p, S, ctypes.POINTER(P), D]),
         "sgrt_kernel_meta": (ctypes.POINTER(Meta), [P]),
         "sgrt_kernel_launch": (I, [P, ctypes.POINTER(Tensor), I, V, D]),
+        "sgrt_kernel_launch_ex": (I, [P, ctypes.POINTER(Tensor), I, ctypes.POINTER(ctypes.c_double),
+                                      I, V, D]),
         "sgrt_kernel_destroy": (None, [P]),
         "sgrt_synchronize": (I, [P, D]),
         "sg_meta_find": (I, [ctypes.c_char_p, S, ctypes.POINTER(Meta), D]),

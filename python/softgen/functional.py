@@ -18,8 +18,11 @@ Shapes: the kernels compute rows along the last dim (contiguous, any row stride)
 For torch tensors, dim other than the last is handled by moving it last and
 copying (x.movedim(dim, -1).contiguous(): one extra read and write of x and of
 the result; torch.softmax has no such cost), as is a last dim whose stride is not
-1. Other arrays raise UnsupportedError for those. dtype=... casts a torch input
-first (x.to(dtype)), as torch does; other arrays must already have it.
+1. Other arrays raise UnsupportedError for those. dtype=... on softmax and
+log_softmax of a torch input picks the kernel that reads x's dtype and writes
+dtype (the template's U: f16 in, f32 out, no cast copy; torch casts x first,
+same values since both compute in f32); on the backward passes it casts the
+inputs first (x.to(dtype)); other arrays must already have it.
 Outputs: torch.empty_like / cupy.empty_like; other arrays need out=.
 """
 import ctypes
@@ -72,7 +75,7 @@ def _templates_dir():
 
 
 def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, constraints=None,
-            emit="auto", device=None, backend="auto", cache=True):
+            emit="auto", device=None, backend="auto", cache=True, out_dtype=None):
     """Compiles a kernel ahead of time and returns it as a Kernel (loaded on the
     device of its first call; .image has the code object's bytes, .save(path)
     writes it). template: a name in the templates directory, a .sgt path, or
@@ -80,7 +83,8 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
     vocabulary (see docs/constraints.md), or a list of such texts. arch=None
     asks the runtime for the device's arch (needs a driver). emit: "object"
     (.cubin / .hsaco), "asm" (.ptx / .s), or "auto": object, else PTX when
-    ptxas is missing. cache=False bypasses the on-disk cache."""
+    ptxas is missing. cache=False bypasses the on-disk cache. out_dtype: the
+    template's U (its outputs' dtype), default dtype."""
     if N is None:
         raise TypeError("compile() needs N, the row length")
     lib = _cc.load()
@@ -118,6 +122,9 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         o.constraints = arr
         o.nconstraints = len(texts)
     o.problem = _cc.Problem(int(N), _rt.DTYPE_NAMES.index(dt), c(target), c(arch))
+    if out_dtype is not None:
+        o.problem.out_dtype_set = 1
+        o.problem.out_dtype = _rt.DTYPE_NAMES.index(_dtype_name(out_dtype))
     o.no_cache = 0 if cache else 1
     kinds = {"object": [_cc.OUTPUT_OBJECT], "asm": [_cc.OUTPUT_ASM],
              "auto": [_cc.OUTPUT_OBJECT, _cc.OUTPUT_ASM]}[emit]
@@ -157,7 +164,8 @@ def preload(*paths, backend="auto"):
             with open(f, "rb") as fh:
                 image = fh.read()
             k = Kernel(image, None, None, backend, eager=False)
-            key = (k.template, k.n, k.tensors[0][2], k.target, k.arch)
+            dt, out_dt = k.tensors[0][2], [t[2] for t in k.tensors if t[1]][0]
+            key = (k.template, k.n, dt if out_dt == dt else (dt, out_dt), k.target, k.arch)
             if key not in _prebuilt:
                 _prebuilt[key] = k
                 count += 1
@@ -176,7 +184,7 @@ def cache_clear():
     _kernels.clear()
 
 
-def _kernel(template, n, dt, device, backend):
+def _kernel(template, n, dt, device, backend, out_dt=None):
     global _kernel_path_done
     if not _kernel_path_done:
         _kernel_path_done = True
@@ -186,6 +194,8 @@ def _kernel(template, n, dt, device, backend):
     target = "amdgpu" if _rt.lib.sgrt_backend_name(rt).decode() == "hip" else "nvptx"
     arch = _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
     key = (template, n, dt, target, arch, None, backend)
+    if out_dt is not None and out_dt != dt:
+        key = (template, n, (dt, out_dt), target, arch, None, backend)
     k = _kernels.get(key)
     if k is not None:
         _stats["memory_hits"] += 1
@@ -195,7 +205,7 @@ def _kernel(template, n, dt, device, backend):
         _stats["prebuilt_hits"] += 1
     else:
         k = compile(template, N=n, dtype=dt, arch=arch, target=target, device=device,
-                    backend=backend)
+                    backend=backend, out_dtype=out_dt)
     _kernels[key] = k
     return k
 
@@ -221,9 +231,15 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
     if torch_in:
         import torch
         ins = list(inputs)
-        if dt is not None:
+        out_dt = None  # forward templates write dtype= directly (their U), no cast of x
+        if dt is not None and template in ("softmax", "log_softmax") and \
+                _TORCH_TO_SG.get(str(x.dtype)) not in (None, dt):
+            out_dt = dt
+        elif dt is not None:
             ins = [t.to(getattr(torch, {"f16": "float16", "bf16": "bfloat16",
                                         "f32": "float32"}[dt])) for t in ins]
+        ydt = getattr(torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[out_dt]) \
+            if out_dt else None
         moved = d != ndim - 1
         if moved:
             ins = [t.movedim(d, -1) for t in ins]
@@ -231,14 +247,15 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
         if ins[0].dim() == 1:
             ins = [t.unsqueeze(0) for t in ins]
         if ins[0].numel() == 0:
-            y = torch.empty_like(ins[0])
+            y = torch.empty_like(ins[0], dtype=ydt)
         else:
             name = _TORCH_TO_SG.get(str(ins[0].dtype))
             if name is None:
                 raise TypeError(f"{template}: dtype {ins[0].dtype} not supported "
                                 "(float16, bfloat16, float32)")
-            k = _kernel(template, ins[0].shape[-1], name, ins[0].device.index or 0, backend)
-            y = torch.empty_like(ins[0]) if out is None or moved or ndim == 1 else out
+            k = _kernel(template, ins[0].shape[-1], name, ins[0].device.index or 0, backend,
+                        out_dt)
+            y = torch.empty_like(ins[0], dtype=ydt) if out is None or moved or ndim == 1 else out
             k(*ins, out=y, stream=stream)
         if ndim == 1:
             y = y.squeeze(0)

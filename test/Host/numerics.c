@@ -357,7 +357,7 @@ static sg_status build(kernel *K, const char *dir, int via_so, sg_diag *d) {
   sg_plan *plan = NULL;
   sg_module *m = NULL;
   sg_buffer so = {0};
-  sg_problem p = {K->n, K->dt, "host", NULL};
+  sg_problem p = {.n = K->n, .dtype = K->dt, .target = "host"};
   sg_status st = sg_template_load(path, &t, d);
   if (!st)
     st = sg_plan_resolve(t, NULL, &p, &plan, d);

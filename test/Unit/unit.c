@@ -210,7 +210,7 @@ static sg_status resolve(const char *ctext, int64_t n, sg_dtype dt, const char *
   sg_constraints *c = NULL;
   sg_constraints_create(&c, d);
   sg_status st = ctext ? sg_constraints_parse(c, "<c>", ctext, strlen(ctext), d) : SG_OK;
-  sg_problem p = {n, dt, target, arch};
+  sg_problem p = {.n = n, .dtype = dt, .target = target, .arch = arch};
   if (!st)
     st = sg_plan_resolve(t, c, &p, out, d);
   sg_constraints_destroy(c);
@@ -300,7 +300,7 @@ static void test_plan(void) {
              "<c>:1:35: vector_shapes: N: 16 elements of 2 bytes is 32 bytes, wider than the "
              "16-byte limit of a vector access",
              "plan error: vector too wide");
-  sg_problem p = {64, SG_DTYPE_F16, NULL, NULL};
+  sg_problem p = {.n = 64, .dtype = SG_DTYPE_F16};
   check(sg_plan_resolve(NULL, NULL, &p, &pl, &d) == SG_ERR_INVALID_ARGUMENT,
         "plan: NULL template is SG_ERR_INVALID_ARGUMENT");
   check(strcmp(sg_plan_kernel_name(NULL), "") == 0, "plan: sg_plan_kernel_name(NULL) is \"\"");
@@ -403,6 +403,37 @@ static void test_meta(void) {
   meta_error(META_HEAD "a b c d e f\nend\n", "metadata line 8 has too many words",
              "meta error: too many words");
   meta_error("", "metadata does not start with 'softgen-meta 1'", "meta error: empty text");
+
+  /* scalars and inputs whose rows repeat */
+  sample_meta(&m);
+  m.nscalars = 2;
+  strcpy(m.scalars[0].name, "scale");
+  strcpy(m.scalars[1].name, "L");
+  m.scalars[1].is_i64 = 1;
+  m.args[m.nargs++] = (sg_meta_arg){SG_ARG_ROWS, 0};
+  m.args[m.nargs++] = (sg_meta_arg){SG_ARG_SCALAR, 0};
+  m.args[m.nargs++] = (sg_meta_arg){SG_ARG_SCALAR, 1};
+  st = sg_meta_format(&m, text, sizeof text, &len, &d);
+  check(st == SG_OK && strstr(text, "scalar scale f32\nscalar L i64\n") &&
+            strstr(text, "arg rows x\narg scalar scale\narg scalar L\nend\n"),
+        "meta: scalars and repeated rows are formatted");
+  st = sg_meta_parse(text, len, &back, &d);
+  check(st == SG_OK && back.nscalars == 2 && back.scalars[1].is_i64 && !back.scalars[0].is_i64 &&
+            back.nargs == 8 && back.args[5].kind == SG_ARG_ROWS && back.args[5].tensor == 0 &&
+            back.args[7].kind == SG_ARG_SCALAR && back.args[7].tensor == 1 &&
+            sg_meta_scalar_index(&back, "L") == 1 && sg_meta_tensor_align(&back, 0) == 16,
+        "meta: scalars and repeated rows parse back");
+  meta_error(META_HEAD "tensor x in f16\narg tensor x\nscalar s f64\nend\n",
+             "metadata line 10: scalar type must be 'f32' or 'i64'", "meta error: scalar type");
+  meta_error(META_HEAD "tensor x in f16\narg tensor x\narg scalar s\nend\n",
+             "metadata line 10: arg names undeclared scalar 's'", "meta error: undeclared scalar");
+  meta_error(META_HEAD "tensor x in f16\narg tensor x\nscalar s f32\nend\n",
+             "metadata scalar 's' is passed 0 times (once expected)", "meta error: scalar not passed");
+  meta_error(META_HEAD "tensor y out f16\narg tensor y\narg rows y\nend\n",
+             "metadata line 10: 'arg rows y': only an input's rows may repeat",
+             "meta error: an output's rows repeat");
+  meta_error(META_HEAD "tensor x in f16\nscalar s f32\nscalar s i64\nend\n",
+             "metadata line 10: scalar 's' declared twice", "meta error: scalar twice");
 
   /* sg_meta_find: raw text inside other bytes, and PTX's byte-list initializer */
   char blob[4096];

@@ -151,6 +151,33 @@ for dt in f16 bf16 f32; do
   done
 done
 
+# Issue 7's variants for test/gpu/variants.py (preloaded by metadata, no manifest): the
+# attention family at the N of variants.py, and softmax / log_softmax with U = f32.
+rm -rf "$out/variants"
+mkdir -p "$out/variants"
+vjobs="$tmp/vjobs"
+: >"$vjobs"
+for n in 128 1000 4097 32768; do
+  for dt in f16 bf16 f32; do
+    for t in scaled_softmax masked_softmax causal_softmax attention_softmax safe_softmax \
+             safe_attention_softmax; do
+      printf '%s\t%s\t%s\t%s\n' "$t" "$dt" "$dt" "$n" >>"$vjobs"
+    done
+    [ "$dt" = f32 ] && continue
+    for t in softmax log_softmax; do printf '%s\t%s\tf32\t%s\n' "$t" "$dt" "$n" >>"$vjobs"; done
+  done
+done
+vjob() {
+  local t dt u n
+  IFS=$'\t' read -r t dt u n <<<"$1"
+  "$SG" "$t" -D N="$n" --dtype "$dt" --out-dtype "$u" --arch "$ARCH" --emit obj \
+    -o "$OUT/variants/${t}_${dt}_${u}_n$n.cubin" 2>>"$TMP/variants.err" ||
+    echo "rejected variant $t $dt->$u N=$n" >>"$TMP/variants.rej"
+}
+export -f vjob
+tr '\n' '\0' <"$vjobs" | xargs -0 -P "$jobs_n" -n 1 bash -c 'vjob "$1"' _
+[ -f "$tmp/variants.rej" ] && cat "$tmp/variants.rej" "$tmp/variants.err" >>"$out/rejected.txt"
+
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ "$commit" != unknown ] && [ -n "$(git -C "$here" status --porcelain -- lib include tools kernels-templates 2>/dev/null)" ]; then
   commit="$commit+dirty"
@@ -162,6 +189,7 @@ fi
   echo "arch: $arch"
   echo "objects: $(wc -l <"$out/manifest.tsv") ($(grep -c '\.ptx	' "$out/manifest.tsv" || true) ptx)"
   echo "rejected: $(wc -l <"$out/rejected.txt")"
+  echo "variants: $(ls "$out/variants" | wc -l) objects in variants/"
   for dt in f16 bf16 f32; do echo "N $dt: ${ns[$dt]}"; done
   for t in $templates; do
     echo "$t (auto plan only): $(for dt in f16 bf16 f32; do printf '%s N =%s; ' "$dt" "${tns[$t:$dt]}"; done)"

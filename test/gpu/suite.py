@@ -225,6 +225,10 @@ def main():
         import torch_api
         api_cases = torch_api.run(args.objects, say)
         api_failed = [c for c in api_cases if not c[1]]
+        import variants  # issue 7: attention_softmax, dtype= (test/gpu/variants.py)
+        var_cases = variants.run(args.objects, say)
+        api_cases += var_cases
+        api_failed += [c for c in var_cases if not c[1]]
 
     table = summarize(entries, cases, not_run)
     failed = [c for c in cases if not c.ok] + self_failed
@@ -244,7 +248,7 @@ def main():
             + "; ".join(f"{t} {p[0]}/{p[1]}" for t, p in per.items()))
     say(f"suite.py: {len(cases) - len(failed)}/{len(cases)} cases passed, {len(failed)} failed,"
         f" {len(not_run)} objects not run, {elapsed:.1f}s"
-        + (f"; torch API {len(api_cases) - len(api_failed)}/{len(api_cases)}"
+        + (f"; torch API and variants {len(api_cases) - len(api_failed)}/{len(api_cases)}"
            if not args.filter else ""))
     write_markdown(os.path.join(args.outdir, "suite.md"), info, entries, cases, failed,
                    not_run, table, elapsed, args, selfcases, ttable, tselfcases)

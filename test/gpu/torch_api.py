@@ -47,6 +47,9 @@ def run(objects, say):
                 parts = line.rstrip("\n").split("\t")
                 if len(parts) >= 5 and parts[4] == "auto":
                     files.append(os.path.join(objects, parts[0]))
+        vdir = os.path.join(objects, "variants")  # dtype= kernels (f16 in, f32 out)
+        if os.path.isdir(vdir):
+            files.append(vdir)
         n = softgen.preload(*files)
         say(f"torch API: preloaded {n} automatic-plan objects; compiler: "
             f"{softgen.version() or 'absent (prebuilt objects only)'}")

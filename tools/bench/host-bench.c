@@ -93,7 +93,7 @@ static int jit_kernel(const char *dir, sg_dtype dt, int64_t n, sg_jit **jit, sgr
   sg_template *t = NULL;
   sg_plan *plan = NULL;
   sg_module *m = NULL;
-  sg_problem p = {n, dt, "host", NULL};
+  sg_problem p = {.n = n, .dtype = dt, .target = "host"};
   size_t len = 0;
   int bad = sg_template_load(path, &t, &d) || sg_plan_resolve(t, NULL, &p, &plan, &d) ||
             sg_codegen(t, plan, &m, &d) || sg_module_optimize(m, &d) || sg_jit_create(m, jit, &d);

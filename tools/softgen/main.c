@@ -37,6 +37,9 @@ static void usage(FILE *f) {
       "                          Several values (-D N=1024,4096 or -D repeated) make one\n"
       "                          kernel each (progress on stderr when it is a terminal)\n"
       "  --dtype f16|bf16|f32    element type of the template's T tensors (default f16)\n"
+      "  --out-dtype f16|bf16|f32\n"
+      "                          element type of the template's U tensors (the outputs;\n"
+      "                          default: --dtype), e.g. f16 in, f32 out\n"
       "  --target nvptx|amdgpu|host\n"
       "                          backend (default nvptx; host: this machine's CPU)\n"
       "  --arch ARCH             nvptx: sm_80 sm_89 sm_90 sm_90a sm_100 (default sm_90)\n"
@@ -55,6 +58,7 @@ static void usage(FILE *f) {
       "  --out-dir DIR           directory for output files (default: out)\n"
       "  -o FILE                 write the single --emit kind to FILE ('-' for stdout)\n"
       "  --print-config          print the resolved plan and exit\n"
+      "  --print-template        print the template's typed op list and exit (no N needed)\n"
       "  --inspect FILE          print the launch metadata of a code object and exit\n"
       "MLIR (input MODEL.mlir, or --mlir):\n"
       "  --mlir                  read the input as an MLIR module: every linalg.softmax\n"
@@ -100,7 +104,7 @@ typedef struct options {
   int64_t ns[MAX_NS]; /* the -D N= values, in order */
   int nns;
   unsigned emit;
-  int emit_given, print_config, verbose, no_cache, mlir;
+  int emit_given, print_config, print_template, verbose, no_cache, mlir;
   const char *inspect, *cache_dir;
   sg_emit_options tools;
 } options;
@@ -191,6 +195,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->verbose = 1;
     } else if (strcmp(a, "--mlir") == 0) {
       o->mlir = 1;
+    } else if (strcmp(a, "--print-template") == 0) {
+      o->print_template = 1;
     } else if (strcmp(a, "--print-config") == 0) {
       o->print_config = 1;
     } else if (strncmp(a, "-D", 2) == 0 && !eq) {
@@ -205,6 +211,11 @@ static int parse_args(int argc, char **argv, options *o) {
       VALUE();
       if (sg_dtype_parse(val, &o->problem.dtype))
         return bad_usage("unknown --dtype '%s' (expected f16, bf16 or f32)", val);
+    } else if (strcmp(a, "--out-dtype") == 0) {
+      VALUE();
+      if (sg_dtype_parse(val, &o->problem.out_dtype))
+        return bad_usage("unknown --out-dtype '%s' (expected f16, bf16 or f32)", val);
+      o->problem.out_dtype_set = 1;
     } else if (strcmp(a, "--target") == 0) {
       VALUE();
       o->problem.target = val;
@@ -439,6 +450,21 @@ static int mlir_mode(const options *o) {
   return rc;
 }
 
+/* --print-template: the typed op list of the named or given template. */
+static int print_template(const options *o) {
+  sg_diag d;
+  char path[4096];
+  sg_template *t = NULL;
+  const char *name = o->template_arg ? o->template_arg : "softmax";
+  if (sg_template_find(name, NULL, path, sizeof path, &d) || sg_template_load(path, &t, &d)) {
+    fail(&d);
+    return 1;
+  }
+  sg_template_print(t, stdout);
+  sg_template_destroy(t);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   options o;
   memset(&o, 0, sizeof o);
@@ -452,6 +478,8 @@ int main(int argc, char **argv) {
     return inspect(o.inspect);
   if (o.mlir || sg_cli_is_mlir(o.template_arg))
     return mlir_mode(&o);
+  if (o.print_template)
+    return print_template(&o);
   if (!o.nns)
     return bad_usage("the row length is not set: pass -D N=<int>%s", "");
   if (o.out_file && (o.emit & (o.emit - 1)))

@@ -1,0 +1,93 @@
+"""softgen's attention-style softmax on torch tensors: scale, an additive mask,
+the causal mask and the "safe" rule, in one pass over the scores.
+
+Needs: functional._kernel (compile on first use, caches). Produces:
+attention_softmax. The templates (kernels-templates/): softmax, safe_softmax,
+scaled_softmax, masked_softmax, causal_softmax, attention_softmax,
+safe_attention_softmax; the call picks the smallest that does what was asked.
+"""
+from . import UnsupportedError, _is_torch
+from .functional import _TORCH_TO_SG, _dtype_name, _kernel, _stats
+
+
+def _template(scaled, masked, causal, safe):
+    if not (scaled or masked or causal):
+        return "safe_softmax" if safe else "softmax"
+    if safe or (masked and causal):
+        return "safe_attention_softmax" if safe else "attention_softmax"
+    return "masked_softmax" if masked else "causal_softmax" if causal else "scaled_softmax"
+
+
+def _mask_rows(mask, x):
+    """mask as a 2-D [R, N] tensor whose rows repeat over x's rows (R divides
+    M), without a copy when its dims are a suffix of x's; else expanded."""
+    import torch
+    if mask.dtype == torch.bool:  # SDPA's convention: True takes part
+        mask = torch.zeros(mask.shape, dtype=x.dtype, device=mask.device).masked_fill(
+            ~mask, float("-inf"))
+    mask = mask.to(x.dtype)
+    while mask.dim() > 1 and mask.shape[0] == 1:
+        mask = mask[0]
+    k = mask.dim()
+    suffix = k <= x.dim() and tuple(mask.shape) == tuple(x.shape[x.dim() - k:])
+    if not suffix:
+        try:
+            mask = mask.expand(x.shape)
+        except RuntimeError as e:
+            raise ValueError(f"attention_softmax: mask of shape {tuple(mask.shape)} does not "
+                             f"broadcast to the scores' {tuple(x.shape)}") from e
+    mask = mask.contiguous()
+    return mask.reshape(-1, x.shape[-1])
+
+
+def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0, safe=False,
+                      dtype=None, out=None, stream=None, backend="auto"):
+    """softmax over the last dim of attention scores x (torch, [..., L, N]):
+        softmax(x * scale + mask), keys n > q + causal_offset of query q
+        removed when causal (q: the index along x's second-last dim; offset 0
+        is torch SDPA's is_causal, N - L aligns bottom-right).
+    mask: float (added) or bool (True takes part, as SDPA), broadcast to x; a
+    mask whose dims are a suffix of x's ([L, N] under [B, H, L, N]) is read as
+    is, repeated over the leading rows. safe=True: a row with no key left gives
+    zeros (torch._safe_softmax), else NaN (torch.softmax). dtype: the output's
+    dtype (default x's); accumulation is f32. One pass: no masked copy of x."""
+    if not _is_torch(x):
+        raise UnsupportedError("attention_softmax takes torch tensors", "SG_ERR_UNSUPPORTED")
+    import torch
+    _stats["calls"] += 1
+    if x.dim() == 0:
+        raise ValueError("attention_softmax: needs at least one dim, got a scalar")
+    name = _TORCH_TO_SG.get(str(x.dtype))
+    if name is None:
+        raise TypeError(f"attention_softmax: dtype {x.dtype} not supported "
+                        "(float16, bfloat16, float32)")
+    out_name = _dtype_name(dtype) or name
+    tpl = _template(scale is not None, mask is not None, bool(causal), bool(safe))
+    x2 = x.reshape(-1, x.shape[-1]) if x.dim() != 2 else x
+    if x2.stride(-1) != 1:
+        x2 = x2.contiguous()
+    n = x.shape[-1]
+    y = out if out is not None else torch.empty(x.shape, dtype=getattr(
+        torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[out_name]),
+        device=x.device)
+    if x.numel() == 0:
+        return y
+    k = _kernel(tpl, n, name, x.device.index or 0, backend, out_name)
+    inputs = [x2]
+    if tpl in ("masked_softmax", "attention_softmax", "safe_attention_softmax"):
+        m = _mask_rows(mask, x) if mask is not None else torch.zeros(
+            (1, n), dtype=x.dtype, device=x.device)
+        inputs.append(m)
+    scalars = {}
+    for s, kind in k.scalars:
+        if s == "scale":
+            scalars[s] = 1.0 if scale is None else float(scale)
+        elif s == "L":
+            scalars[s] = x.shape[-2] if x.dim() >= 2 else 1
+        else:
+            scalars[s] = int(causal_offset) if causal else n
+    y2 = y.view(-1, n) if y.is_contiguous() else torch.empty_like(x2, dtype=y.dtype)
+    k(*inputs, out=y2, stream=stream, **scalars)
+    if y2.data_ptr() != y.data_ptr():
+        y.copy_(y2.view(y.shape))
+    return y
