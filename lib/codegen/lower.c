@@ -42,6 +42,7 @@ typedef struct row_state {
   LLVMValueRef rows_arg;           /* M */
   LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
   LLVMValueRef tensor_rows[SGT_MAX_TENSORS]; /* inputs whose rows repeat: R (i64), else NULL */
+  LLVMValueRef col_base;          /* clusters: this block's first column (i64), else NULL */
   LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
   LLVMValueRef stage;             /* staged plans: the shared-memory rows (i8 array) */
@@ -231,7 +232,10 @@ static LLVMValueRef causal_chunk(const lowering *lw, const sgt_op *op, unsigned 
                                         LLVMConstInt(cx->i64, INT64_MAX, 0), "causal.rows");
   LLVMValueRef q = LLVMBuildURem(b, lw->rs->row, period, "causal.q");
   /* lanes j <= limit = q + offset - col keep v; clamp limit to [-1, vec] first */
-  LLVMValueRef limit = LLVMBuildSub(b, LLVMBuildAdd(b, q, off, ""), lw->rs->col[c], "causal.limit");
+  LLVMValueRef col = lw->rs->col[c]; /* the row's column: a cluster's block starts at col_base */
+  if (lw->rs->col_base)
+    col = LLVMBuildAdd(b, col, lw->rs->col_base, "causal.col");
+  LLVMValueRef limit = LLVMBuildSub(b, LLVMBuildAdd(b, q, off, ""), col, "causal.limit");
   LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1), hi = LLVMConstInt(cx->i64, vec, 0);
   limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, limit, lo, ""), lo, limit, "");
   limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, limit, hi, ""), hi, limit, "");
@@ -685,6 +689,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
                                     LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "tile.start");
     for (int i = 0; i < t->ntensors; i++)
       ptrs[i] = LLVMBuildGEP2(b, elem_type(cx, i), ptrs[i], &off, 1, "");
+    rs.col_base = off;
   }
 
   cx->tid = cx->tg->thread_id(cx);

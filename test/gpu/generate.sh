@@ -167,6 +167,11 @@ for n in 128 1000 4097 32768; do
     for t in softmax log_softmax; do printf '%s\t%s\tf32\t%s\n' "$t" "$dt" "$n" >>"$vjobs"; done
   done
 done
+for n in 33 8192; do # the rest of torch_api.py's N, for its cast case
+  for dt in f16 bf16; do
+    for t in softmax log_softmax; do printf '%s\t%s\tf32\t%s\n' "$t" "$dt" "$n" >>"$vjobs"; done
+  done
+done
 vjob() {
   local t dt u n
   IFS=$'\t' read -r t dt u n <<<"$1"

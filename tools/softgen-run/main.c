@@ -25,12 +25,14 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: softgen-run --probe [--backend cuda|hip|host|auto] [--device D]\n"
           "       softgen-run [--rows M] [--backend cuda|hip|host|auto] [--device D] [--seed S]\n"
-          "                   [--check] KERNEL.{cubin,ptx,hsaco,so}\n"
+          "                   [--scalar NAME=VALUE]... [--check] KERNEL.{cubin,ptx,hsaco,so}\n"
           "  --backend   auto: host for a host-target kernel (.so), else CUDA, then HIP\n"
           "  --probe     open the driver and device, print them, exit 0 if they answer\n"
           "  --rows M    rows to run (default 1000)\n"
           "  --check     compare against a float64 CPU softmax (template softmax only)\n"
           "  --seed S    random seed for the inputs (default 1)\n"
+          "  --scalar NAME=VALUE  a scalar parameter of the kernel (metadata 'scalar' lines,\n"
+          "              e.g. --scalar scale=0.125 --scalar L=128 --scalar offset=0)\n"
           "environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n");
 }
 
@@ -123,6 +125,11 @@ static sgrt_backend backend_for(sgrt_backend backend, const char *path) {
   return backend;
 }
 
+#define MAX_SCALARS 8
+static const char *scalar_names[MAX_SCALARS];
+static double scalar_values[MAX_SCALARS];
+static int nscalars_given;
+
 static int run(sgrt_backend backend, int device, const char *path, int64_t rows, int check,
                uint64_t seed) {
   sgrt_runtime *rt = NULL;
@@ -175,7 +182,26 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
       goto done;
     }
   }
-  if ((st = sgrt_kernel_launch(k, t, m->ntensors, NULL, &d))) {
+  double scalars[SG_META_MAX_SCALARS];
+  for (int i = 0; i < m->nscalars; i++) {
+    int j = 0;
+    while (j < nscalars_given && strcmp(scalar_names[j], m->scalars[i].name) != 0)
+      j++;
+    if (j == nscalars_given) {
+      fprintf(stderr, "softgen-run: the kernel takes scalar '%s' (%s): pass --scalar %s=VALUE\n",
+              m->scalars[i].name, m->scalars[i].is_i64 ? "i64" : "f32", m->scalars[i].name);
+      rc = 2;
+      goto done;
+    }
+    scalars[i] = scalar_values[j];
+  }
+  for (int j = 0; j < nscalars_given; j++)
+    if (sg_meta_scalar_index(m, scalar_names[j]) < 0) {
+      fprintf(stderr, "softgen-run: the kernel has no scalar '%s'\n", scalar_names[j]);
+      rc = 2;
+      goto done;
+    }
+  if ((st = sgrt_kernel_launch_ex(k, t, m->ntensors, scalars, m->nscalars, NULL, &d))) {
     rc = fail_rt("launch", st, &d);
     goto done;
   }
@@ -221,6 +247,19 @@ int main(int argc, char **argv) {
       do_probe = 1;
     } else if (strcmp(a, "--check") == 0) {
       check = 1;
+    } else if (strcmp(a, "--scalar") == 0 && v) {
+      const char *eq = strchr(v, '=');
+      double x = eq ? strtod(eq + 1, &end) : 0;
+      if (!eq || eq == v || !eq[1] || *end || nscalars_given == MAX_SCALARS) {
+        fprintf(stderr, "softgen-run: --scalar needs NAME=NUMBER (at most %d), got '%s'\n",
+                MAX_SCALARS, v);
+        return 2;
+      }
+      static char names[MAX_SCALARS][64];
+      snprintf(names[nscalars_given], sizeof names[0], "%.*s", (int)(eq - v), v);
+      scalar_names[nscalars_given] = names[nscalars_given];
+      scalar_values[nscalars_given++] = x;
+      i++;
     } else if (strcmp(a, "--backend") == 0 && v) {
       if (strcmp(v, "cuda") == 0)
         backend = SGRT_BACKEND_CUDA;
