@@ -56,9 +56,14 @@ def median_us(torch, op, iters):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
-    ap.add_argument("--objects", help="generated objects (their variants/ folder is preloaded)")
+    ap.add_argument("--objects", help="folders of code objects to preload (os.pathsep apart; a "
+                    "folder's variants/ subfolder when it has one)")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--compile-dtypes", default="f16,bf16,f32",
+                    help="dtypes torch.compile is timed for (each variant x shape compiles once)")
+    ap.add_argument("--shapes", default="0,1,2", help="indices into SHAPES for f16")
+    ap.add_argument("--other-shapes", default="0", help="indices into SHAPES for bf16 and f32")
     args = ap.parse_args(argv)
     import torch
     if not torch.cuda.is_available():
@@ -66,14 +71,16 @@ def main(argv=None):
         return 3
     sys.path.insert(0, os.path.join(REPO, "python"))
     import softgen
-    if args.objects:
-        softgen.preload(os.path.join(args.objects, "variants"))
+    for d in (args.objects or "").split(os.pathsep):
+        if d:
+            softgen.preload(os.path.join(d, "variants") if os.path.isdir(os.path.join(d, "variants")) else d)
     os.makedirs(args.outdir, exist_ok=True)
     rows = []
     g = torch.Generator(device="cuda")
     g.manual_seed(1)
     for dt, tdt in (("f16", torch.float16), ("bf16", torch.bfloat16), ("f32", torch.float32)):
-        for shape in SHAPES if dt != "f32" else SHAPES[:1]:
+        picks = args.shapes if dt == "f16" else args.other_shapes
+        for shape in [SHAPES[int(i)] for i in picks.split(",") if i != ""]:
             b, h, L, n = shape
             x = torch.randn(shape, generator=g, device="cuda").to(tdt)
             mask = torch.randn(L, n, generator=g, device="cuda")
@@ -117,7 +124,7 @@ def main(argv=None):
                 err = (y[fin] - ref[fin]).abs().max().item() if fin.any() else 0.0
                 res = {"copy": t_copy, "softgen": median_us(torch, sg, args.iters),
                        "torch": median_us(torch, lambda: tfn(x), args.iters)}
-                if not args.no_compile:
+                if not args.no_compile and dt in args.compile_dtypes.split(","):
                     try:
                         cf = torch.compile(tfn, dynamic=False, fullgraph=True)
                         res["compile"] = median_us(torch, lambda: cf(x), args.iters)
