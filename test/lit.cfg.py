@@ -47,6 +47,18 @@ if config.have_mlir and config.mlir_opt:
 import platform
 config.available_features.add("host-" + platform.machine())
 
+# numpy for the Python binding's host tests (test/Python); CI installs python3-numpy.
+try:
+    numpy_ok = subprocess.run([config.python, "-c", "import numpy"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=60).returncode == 0
+except (OSError, subprocess.SubprocessError):
+    numpy_ok = False
+if numpy_ok:
+    config.available_features.add("numpy")
+else:
+    lit_config.note("numpy not importable by %s: REQUIRES: numpy tests are UNSUPPORTED"
+                    % config.python)
+
 # Features: ptxas where a CUDA toolkit is installed; cuda/rocm only after a
 # real driver answered (so GPU tests skip cleanly on CI machines).
 if config.ptxas and os.path.exists(config.ptxas):

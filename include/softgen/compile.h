@@ -124,6 +124,16 @@ SG_API void sg_compilation_destroy(sg_compilation *c);
 SG_API sg_status sg_compile(const sg_compile_options *o, sg_buffer *out, sg_compile_stats *stats,
                             sg_diag *diag);
 
+/* Host target only: create + codegen + O3 + an in-process JIT of the kernel
+ * (sg_jit_create, softgen/codegen.h) into *out, which the caller destroys with
+ * sg_jit_destroy; run it through sgrt_kernel_load_host (softgen/runtime.h).
+ * o->outputs is ignored and the on-disk cache is neither read nor written: it
+ * holds no JIT-ed code, and host objects are not cached. SG_ERR_UNSUPPORTED
+ * for a GPU target. stats (may be NULL): parse, resolve, ms_ir, ms_optimise,
+ * and ms_emit (the JIT's code generation). */
+SG_API sg_status sg_compile_jit(const sg_compile_options *o, sg_jit **out, sg_compile_stats *stats,
+                                sg_diag *diag);
+
 /* The cache directory the options select (see above) into out; SG_ERR_UNSUPPORTED
  * when the cache is off (no_cache, $SOFTGEN_CACHE=0, no directory known). */
 SG_API sg_status sg_cache_dir(const char *override_dir, int no_cache, char *out, size_t cap,

@@ -3,7 +3,8 @@
  * chained in one place, with the on-disk cache of compile/cache.c in front.
  * Needs: lib/template, lib/constraints, lib/codegen, lib/target, support/io,
  * support/tool. Produces: sg_compilation and sg_compile (the CLI and the
- * Python binding both use them), sg_template_find, sg_cache_dir. */
+ * Python binding both use them), sg_compile_jit (host kernels in process, for
+ * the Python binding), sg_template_find, sg_cache_dir. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
 #endif
@@ -425,6 +426,43 @@ sg_status sg_compile(const sg_compile_options *o, sg_buffer *out, sg_compile_sta
   st = sg_compilation_emit(c, bufs, diag);
   if (!st)
     *out = bufs[kind];
+  if (stats)
+    *stats = c->stats;
+  sg_compilation_destroy(c);
+  return st;
+}
+
+sg_status sg_compile_jit(const sg_compile_options *o, sg_jit **out, sg_compile_stats *stats,
+                         sg_diag *diag) {
+  if (!o || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_compile_jit: null argument");
+  *out = NULL;
+  if (!o->problem.target || strcmp(o->problem.target, "host") != 0)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "sg_compile_jit: the JIT runs host-target "
+                       "kernels only, not %s", o->problem.target ? o->problem.target : "nvptx");
+  sg_compile_options one = *o;
+  one.outputs = SG_OUTPUT_BIT(SG_OUTPUT_OBJECT); /* create checks the mask; nothing is emitted */
+  one.optional_outputs = 0;
+  one.no_cache = 1;
+  sg_compilation *c;
+  sg_status st = sg_compilation_create(&one, &c, diag);
+  if (st)
+    return st;
+  sg_module *m = NULL;
+  double t = now_ms();
+  st = sg_codegen(c->t, c->plan, &m, diag);
+  c->stats.ms_ir = now_ms() - t;
+  if (!st) {
+    t = now_ms();
+    st = sg_module_optimize(m, diag);
+    c->stats.ms_optimise = now_ms() - t;
+  }
+  if (!st) {
+    t = now_ms();
+    st = sg_jit_create(m, out, diag);
+    c->stats.ms_emit = now_ms() - t;
+  }
+  sg_module_destroy(m);
   if (stats)
     *stats = c->stats;
   sg_compilation_destroy(c);

@@ -1,4 +1,5 @@
-"""softgen: softmax kernels for PyTorch, CuPy and any __cuda_array_interface__ array.
+"""softgen: softmax kernels for PyTorch, CuPy and any __cuda_array_interface__ array
+on a GPU, and for numpy arrays and CPU tensors on the CPU (the host target).
 
 The torch-like functions (functional.py; compile on first use, cached in
 memory and on disk):
@@ -15,8 +16,13 @@ how they are found: $SOFTGEN_LIB_DIR, bundled, the build tree, an install) and a
 GPU driver, or the test doubles. Code objects from files or bytes:
 
     k = softgen.load("softmax.cubin", device=None, backend="auto")
-    y = k(x)                      # output allocated like x (torch / CuPy)
+    y = k(x)                      # output allocated like x (torch / CuPy / numpy)
     k(x, out=y, stream=s)         # s: int handle, torch.cuda.Stream, CuPy stream
+
+The host target (no GPU): numpy arrays and CPU tensors run kernels compiled for
+target "host" on this machine's CPU through the runtime's host backend (JIT-ed
+in process by libsoftgen, or a `softgen --target host --emit so` library given
+to load()); set_host_threads(n) or $SOFTGEN_HOST_THREADS sets the CPU threads.
 
 Arrays: torch tensors are read directly (data_ptr, dtype, stride: bf16 works);
 anything else through __cuda_array_interface__ (typestr <f2, <f4; bf16 as
@@ -29,12 +35,12 @@ import atexit
 import ctypes
 import sys
 
-from . import _rt
+from . import _cc, _host, _rt
 
 __all__ = ["load", "Kernel", "Error", "ArgumentError", "UnsupportedError", "softmax",
            "attention_softmax",
            "log_softmax", "softmax_backward", "log_softmax_backward", "compile", "preload",
-           "cache_info", "cache_clear", "version"]
+           "cache_info", "cache_clear", "version", "set_host_threads"]
 
 
 class Error(RuntimeError):
@@ -55,6 +61,9 @@ class UnsupportedError(Error, NotImplementedError):
 
 _shutting_down = False
 _runtimes = {}
+# functional.py's counters (cache_info); host_copies: arrays copied to align them
+_stats = {"calls": 0, "memory_hits": 0, "prebuilt_hits": 0, "compiles": 0, "disk_hits": 0,
+          "host_copies": 0}
 
 
 @atexit.register
@@ -96,13 +105,18 @@ _TORCH_DTYPES = {"torch.float16": _rt.DTYPE_F16, "torch.bfloat16": _rt.DTYPE_BF1
 _TYPESTRS = {"<f2": _rt.DTYPE_F16, "<f4": _rt.DTYPE_F32}
 
 
+class _LastDimStride(ValueError):
+    """A last dim with a stride other than 1 (functional.py: UnsupportedError)."""
+
+
 def _rows_view(shape, strides, what):
     """(rows, cols, row_stride) of an array viewed as 2-D; strides in elements."""
     if len(shape) < 2:
         raise ValueError(f"{what}: need a [M, N] array (or more dims), got shape {tuple(shape)}")
     cols = shape[-1]
     if strides[-1] != 1 and cols > 1:
-        raise ValueError(f"{what}: rows must be contiguous (last-dim stride {strides[-1]}, need 1)")
+        raise _LastDimStride(f"{what}: rows must be contiguous (last-dim stride {strides[-1]}, "
+                             "need 1)")
     rows = 1
     for s in shape[:-1]:
         rows *= s
@@ -116,21 +130,41 @@ def _rows_view(shape, strides, what):
     return rows, cols, row_stride
 
 
-def _describe(x, what):
-    """(sgrt Tensor, device ordinal or None) for a torch tensor or CAI array."""
+def _interface(x):
+    """(__cuda_array_interface__ or __array_interface__ dict, "host" for the latter)."""
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None:
+        return cai, None
+    if _host.is_array(x):
+        return x.__array_interface__, "host"
+    raise TypeError(f"{type(x).__name__} is neither a torch tensor nor has "
+                    "__cuda_array_interface__ or __array_interface__")
+
+
+def _shape(x):
+    return tuple(x.shape) if _is_torch(x) else tuple(_interface(x)[0]["shape"])
+
+
+def _describe(x, what, output=False):
+    """(sgrt Tensor, place) for a torch tensor, a CAI array or a host
+    (__array_interface__) array; place: "host" for host memory, else the GPU's
+    ordinal or None. output: the array is written (a read-only one is refused)."""
     if _is_torch(x):
         name = str(x.dtype)
         if name not in _TORCH_DTYPES:
             raise TypeError(f"{what}: dtype {name} not supported (float16, bfloat16, float32)")
         dtype = _TORCH_DTYPES[name]
-        if x.device.type != "cuda":
-            raise ValueError(f"{what}: tensor is on {x.device}, not a GPU")
+        if x.device.type not in ("cuda", "cpu"):
+            raise ValueError(f"{what}: tensor is on {x.device}, not a GPU or the CPU")
         rows, cols, rs = _rows_view(list(x.shape), list(x.stride()), what)
-        return _rt.Tensor(x.data_ptr(), rows, cols, rs, dtype), x.device.index
-    cai = getattr(x, "__cuda_array_interface__", None)
-    if cai is None:
-        raise TypeError(f"{what}: {type(x).__name__} is neither a torch tensor nor has "
-                        "__cuda_array_interface__")
+        place = "host" if x.device.type == "cpu" else x.device.index
+        return _rt.Tensor(x.data_ptr(), rows, cols, rs, dtype), place
+    try:
+        cai, place = _interface(x)
+    except TypeError as e:
+        raise TypeError(f"{what}: {e}") from None
+    if place == "host" and output and cai["data"][1]:
+        raise ValueError(f"{what}: the array is read-only")
     typestr = cai["typestr"]
     if typestr in _TYPESTRS:
         dtype = _TYPESTRS[typestr]
@@ -150,12 +184,11 @@ def _describe(x, what):
             raise ValueError(f"{what}: strides {cai['strides']} are not whole elements")
         strides = [s // size for s in cai["strides"]]
     rows, cols, rs = _rows_view(shape, strides, what)
-    device = None
-    if _is_cupy(x):
-        device = x.device.id
-    elif hasattr(x, "device") and isinstance(getattr(x, "device"), int):
-        device = x.device
-    return _rt.Tensor(cai["data"][0] or None, rows, cols, rs, dtype), device
+    if place is None and _is_cupy(x):
+        place = x.device.id
+    elif place is None and hasattr(x, "device") and isinstance(getattr(x, "device"), int):
+        place = x.device
+    return _rt.Tensor(cai["data"][0] or None, rows, cols, rs, dtype), place
 
 
 def _stream_handle(stream, first, device):
@@ -181,14 +214,30 @@ def _stream_handle(stream, first, device):
     raise TypeError(f"stream: cannot get a handle from {type(stream).__name__}")
 
 
-class Kernel:
-    """One code object, loaded lazily on each device it is called for."""
+def _target_of(image, path):
+    """The target a code object's metadata names, or None (the runtime then says why)."""
+    try:
+        if image is None:
+            with open(path, "rb") as f:
+                image = f.read()
+        return _meta_of(image).target.decode()
+    except (OSError, Error):
+        return None
 
-    def __init__(self, image, path, device, backend, eager=True):
-        """eager: load on device now (errors now); else on the first call."""
-        self._image, self._path, self._backend = image, path, backend
+
+class Kernel:
+    """One code object, loaded lazily on each device it is called for; or a
+    host kernel JIT-compiled in this process (jit: its sg_jit, owned)."""
+
+    def __init__(self, image, path, device, backend, eager=True, jit=None):
+        """eager: load on device now (errors now); else on the first call.
+        backend "auto" takes a host-target object to the host backend."""
+        self._image, self._path, self._jit = image, path, jit
         self._loaded = {}
-        if eager:
+        if jit is not None or (backend == "auto" and _target_of(image, path) == "host"):
+            backend = "host"
+        self._backend = backend
+        if eager or jit is not None:
             self._get(0 if device is None else device)
         else:
             self._meta = _meta_of(image)
@@ -208,7 +257,12 @@ class Kernel:
             rt = _runtime(self._backend, device)
             k = ctypes.c_void_p()
             diag = _rt.Diag()
-            if self._image is None:
+            if self._jit is not None:
+                cc, size = _cc.load(), ctypes.c_size_t()
+                text = cc.sg_jit_meta(self._jit, ctypes.byref(size))
+                st = _rt.lib.sgrt_kernel_load_host(rt, cc.sg_jit_kernel(self._jit), text,
+                                                   size.value, ctypes.byref(k), ctypes.byref(diag))
+            elif self._image is None:
                 st = _rt.lib.sgrt_kernel_load_file(rt, self._path.encode(), ctypes.byref(k),
                                                    ctypes.byref(diag))
             else:
@@ -227,6 +281,10 @@ class Kernel:
     @property
     def image(self):
         """The code object's bytes (read from its file when loaded from a path)."""
+        if self._jit is not None:
+            raise UnsupportedError(f"{self.kernel} was JIT-compiled in this process and has no "
+                                   "code object; compile(..., target='host', emit='shared') "
+                                   "makes a shared library", "SG_ERR_UNSUPPORTED")
         if self._image is None:
             with open(self._path, "rb") as f:
                 return f.read()
@@ -251,9 +309,12 @@ class Kernel:
         if len(inputs) != len(ins):
             raise TypeError(f"{self.kernel} takes {len(ins)} input(s) "
                             f"({', '.join(t[0] for t in ins)}), got {len(inputs)}")
+        host = self.target == "host"
         if out is None:
             x = inputs[0]
-            if _is_torch(x):
+            if host:
+                out = [_host.empty(x, _shape(x), t[2]) for t in outs]
+            elif _is_torch(x):
                 import torch
                 out = [torch.empty_like(x, dtype=getattr(torch, _torch_name(t[2])))
                        for t in outs]
@@ -261,7 +322,7 @@ class Kernel:
                 import cupy
                 out = [cupy.empty_like(x) for t in outs]
             else:
-                raise TypeError("out= is required unless the input is a torch or CuPy array")
+                raise TypeError("out= is required unless the input is a torch, CuPy or numpy array")
         single = not isinstance(out, (list, tuple))
         outs_given = [out] if single else list(out)
         if len(outs_given) != len(outs):
@@ -270,29 +331,55 @@ class Kernel:
         for name, is_out, _ in self.tensors:
             arrays.append((name, next(it_out) if is_out else next(it_in)))
         tensors = (_rt.Tensor * len(arrays))()
-        device = None
+        device, keep, back = None, [], []  # keep: the aligned copies the launch reads
         for i, (name, a) in enumerate(arrays):
-            t, dev = _describe(a, f"tensor '{name}'")
-            if dev is not None:
+            what, is_out = f"tensor '{name}'", self.tensors[i][1]
+            t, dev = _describe(a, what, output=is_out)
+            if dev == "host" and not host:
+                raise ValueError(f"{what} is in host memory but {self.kernel} runs on a GPU "
+                                 f"(target {self.target})")
+            if host and dev != "host":
+                raise ValueError(f"{what} is not in host memory but {self.kernel} runs on the "
+                                 "CPU (target host): pass a numpy array or a CPU tensor")
+            if host and t.rows and not self._aligned(t):
+                # a host kernel needs vector-aligned rows: go through an aligned copy
+                name_dt = _rt.DTYPE_NAMES[t.dtype]
+                tmp = _host.empty(a, _shape(a), name_dt) if is_out else \
+                    _host.aligned(a, _shape(a), name_dt)
+                _stats["host_copies"] += 1
+                keep.append(tmp)
+                if is_out:
+                    back.append((a, tmp))
+                t, _ = _describe(tmp, what, output=is_out)
+            elif dev is not None and dev != "host":
                 if device is not None and dev != device:
                     raise ValueError(f"tensor '{name}' is on device {dev}, others on {device}")
                 device = dev
             tensors[i] = t
         device = 0 if device is None else device
         k = self._get(device)
-        handle = _stream_handle(stream, inputs[0], device)
+        handle = None if host else _stream_handle(stream, inputs[0], device)
         diag = _rt.Diag()
         st = _rt.lib.sgrt_kernel_launch_ex(k, tensors, len(arrays), values, len(names),
                                            ctypes.c_void_p(handle or None), ctypes.byref(diag))
         if st:
             _raise(st, diag)
+        for a, tmp in back:
+            _host.copy(a, tmp)
         return out if single or len(outs_given) > 1 else outs_given[0]
+
+    def _aligned(self, t):
+        """Whether the kernel can take t in place (the runtime's alignment rule)."""
+        vb = self.vector_bytes or 1
+        return (t.data or 0) % vb == 0 and t.row_stride * _rt.DTYPE_SIZES[t.dtype] % vb == 0
 
     def __del__(self):
         if _shutting_down or sys is None:
             return
         for k in getattr(self, "_loaded", {}).values():
             _rt.lib.sgrt_kernel_destroy(k)
+        if getattr(self, "_jit", None) is not None:
+            _cc.load().sg_jit_destroy(self._jit)  # after its kernels: it owns their code
 
 
 def _meta_of(image):
@@ -309,12 +396,29 @@ def _torch_name(dtype):
 
 
 def load(path_or_bytes, device=None, backend="auto"):
-    """Loads a code object from a path or bytes; checks it on device (default 0)."""
+    """Loads a code object from a path or bytes; checks it on device (default 0).
+    backend "auto": a host-target shared library (softgen --target host --emit
+    so) runs on the CPU (the host backend), any other object on CUDA, else HIP."""
     if backend not in _rt.BACKENDS:
         raise ValueError(f"backend must be one of {sorted(_rt.BACKENDS)}")
     if isinstance(path_or_bytes, (bytes, bytearray)):
         return Kernel(bytes(path_or_bytes), None, device, backend)
     return Kernel(None, str(path_or_bytes), device, backend)
+
+
+def set_host_threads(threads):
+    """The CPU threads a host-target launch spreads its rows over (1 to 256;
+    default $SOFTGEN_HOST_THREADS, else the online CPUs): sgrt_host_set_threads
+    on this process's host runtime."""
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError(f"threads must be an int, got {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"threads must be 1 to 256, got {threads}")
+    diag = _rt.Diag()
+    st = _rt.lib.sgrt_host_set_threads(_runtime("host", 0), min(threads, 1 << 31),
+                                       ctypes.byref(diag))
+    if st:
+        _raise(st, diag)
 
 
 from .functional import (softmax, log_softmax, softmax_backward, log_softmax_backward,  # noqa: E402

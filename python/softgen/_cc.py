@@ -3,7 +3,7 @@
 Needs: libsoftgen.so (it links LLVM 22's libLLVM), found as _rt.find_library
 finds libraries ($SOFTGEN_LIBRARY, $SOFTGEN_LIB_DIR, bundled, build tree,
 installed prefix, loader path). Produces: `load()` -> the library with typed
-functions, or None with `load_error` saying why (a machine with the runtime but
+functions (sg_compile; sg_compile_jit and sg_jit_* for the host target), or None with `load_error` saying why (a machine with the runtime but
 no compiler can still run prebuilt kernels, see softgen.preload); the Structures
 mirroring sg_compile_options and sg_compile_stats; keep them in step with the header.
 """
@@ -71,6 +71,11 @@ def load():
             "sg_compile": (ctypes.c_int, [ctypes.POINTER(CompileOptions), ctypes.POINTER(Buffer),
                                           ctypes.POINTER(CompileStats), D]),
             "sg_buffer_free": (None, [ctypes.POINTER(Buffer)]),
+            "sg_compile_jit": (ctypes.c_int, [ctypes.POINTER(CompileOptions), ctypes.POINTER(P),
+                                              ctypes.POINTER(CompileStats), D]),
+            "sg_jit_kernel": (P, [P]),
+            "sg_jit_meta": (ctypes.c_void_p, [P, ctypes.POINTER(ctypes.c_size_t)]),
+            "sg_jit_destroy": (None, [P]),
             "sg_version": (ctypes.c_char_p, []),
             "sg_llvm_version": (ctypes.c_char_p, []),
         }
@@ -78,6 +83,5 @@ def load():
             fn = getattr(lib, name)
             fn.restype = res
             fn.argtypes = args
-        del P
         _lib = lib
     return _lib

@@ -20,7 +20,7 @@ DTYPE_F16, DTYPE_BF16, DTYPE_F32 = 0, 1, 2
 DTYPE_NAMES = ["f16", "bf16", "f32"]
 DTYPE_SIZES = [2, 2, 4]
 ARG_TENSOR, ARG_ROWS, ARG_STRIDE = 0, 1, 2
-BACKENDS = {"auto": 0, "cuda": 1, "hip": 2}
+BACKENDS = {"auto": 0, "cuda": 1, "hip": 2, "host": 3}
 
 
 class Diag(ctypes.Structure):
@@ -93,6 +93,8 @@ def _declare(lib):
         "sgrt_device_name": (ctypes.c_char_p, [P]),
         "sgrt_kernel_load_file": (I, [P, ctypes.c_char_p, ctypes.POINTER(P), D]),
         "sgrt_kernel_load_data": (I, [P, ctypes.c_char_p, S, ctypes.POINTER(P), D]),
+        "sgrt_kernel_load_host": (I, [P, P, P, S, ctypes.POINTER(P), D]),
+        "sgrt_host_set_threads": (I, [P, ctypes.c_uint, D]),
         "sgrt_kernel_meta": (ctypes.POINTER(Meta), [P]),
         "sgrt_kernel_launch": (I, [P, ctypes.POINTER(Tensor), I, V, D]),
         "sgrt_kernel_launch_ex": (I, [P, ctypes.POINTER(Tensor), I, ctypes.POINTER(ctypes.c_double),

@@ -72,7 +72,8 @@ def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0
         device=x.device)
     if x.numel() == 0:
         return y
-    k = _kernel(tpl, n, name, x.device.index or 0, backend, out_name)
+    place = "host" if x.device.type == "cpu" else x.device.index or 0
+    k = _kernel(tpl, n, name, place, backend, out_name)
     inputs = [x2]
     if tpl in ("masked_softmax", "attention_softmax", "safe_attention_softmax"):
         m = _mask_rows(mask, x) if mask is not None else torch.zeros(

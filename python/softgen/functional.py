@@ -1,5 +1,6 @@
 """softgen's torch-like functions: softmax, log_softmax and their backward passes
-on torch tensors, CuPy arrays or any __cuda_array_interface__ array.
+on torch tensors, CuPy arrays or any __cuda_array_interface__ array on a GPU, and
+on numpy arrays (any __array_interface__ array) or CPU tensors on the CPU.
 
 Needs: the package's Kernel and runtime (__init__.py, _rt.py) and, to compile,
 libsoftgen.so (_cc.py). Produces: softmax, log_softmax, softmax_backward,
@@ -14,22 +15,30 @@ stream for torch tensors, CuPy's for CuPy arrays, the interface's "stream" field
 otherwise). Code objects: a .cubin when ptxas is found (CUDA_HOME, PATH), else
 PTX, which the driver compiles at load.
 
+Host arrays (numpy, CPU tensors): the kernel is compiled for target "host"
+(arch "native") and JIT-ed in process (sg_compile_jit: kept in memory only; the
+on-disk cache holds no host code), or taken from a preloaded `--emit so`
+library, and launched synchronously through the runtime's host backend on
+set_host_threads() / $SOFTGEN_HOST_THREADS CPU threads. numpy in, numpy out.
+
 Shapes: the kernels compute rows along the last dim (contiguous, any row stride).
 For torch tensors, dim other than the last is handled by moving it last and
 copying (x.movedim(dim, -1).contiguous(): one extra read and write of x and of
 the result; torch.softmax has no such cost), as is a last dim whose stride is not
-1. Other arrays raise UnsupportedError for those. dtype=... on softmax and
-log_softmax of a torch input picks the kernel that reads x's dtype and writes
-dtype (the template's U: f16 in, f32 out, no cast copy; torch casts x first,
-same values since both compute in f32); on the backward passes it casts the
-inputs first (x.to(dtype)); other arrays must already have it.
-Outputs: torch.empty_like / cupy.empty_like; other arrays need out=.
+1. Other arrays (numpy included) raise UnsupportedError for those. dtype=... on
+softmax and log_softmax of a torch input picks the kernel that reads x's dtype
+and writes dtype (the template's U: f16 in, f32 out, no cast copy; torch casts x
+first, same values since both compute in f32); on the backward passes it casts
+the inputs first (x.to(dtype)); other arrays must already have it. Outputs:
+torch.empty_like / cupy.empty_like, a 64-byte aligned numpy array for numpy
+inputs; other arrays need out=.
 """
 import ctypes
 import os
 
-from . import _cc, _rt
-from . import Error, Kernel, UnsupportedError, _describe, _is_cupy, _is_torch, _raise, _runtime
+from . import _cc, _host, _rt
+from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _is_cupy, _is_torch,
+               _raise, _runtime, _shape, _stats)
 
 _TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
 _NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
@@ -38,7 +47,6 @@ _NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat
 _kernels = {}   # (template, n, dtype, target, arch, constraints, backend) -> Kernel
 _prebuilt = {}  # (template, n, dtype, target, arch) -> Kernel (preload)
 _kernel_path_done = False
-_stats = {"calls": 0, "memory_hits": 0, "prebuilt_hits": 0, "compiles": 0, "disk_hits": 0}
 
 
 def version():
@@ -52,7 +60,7 @@ def version():
 def _dtype_name(dtype):
     if dtype is None:
         return None
-    name = str(dtype)
+    name = getattr(dtype, "__name__", None) or str(dtype)  # numpy.float16 is a class
     if name in _TORCH_TO_SG:
         return _TORCH_TO_SG[name]
     name = name.rsplit(".", 1)[-1]
@@ -84,7 +92,11 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
     asks the runtime for the device's arch (needs a driver). emit: "object"
     (.cubin / .hsaco), "asm" (.ptx / .s), or "auto": object, else PTX when
     ptxas is missing. cache=False bypasses the on-disk cache. out_dtype: the
-    template's U (its outputs' dtype), default dtype."""
+    template's U (its outputs' dtype), default dtype.
+    target="host" (or backend="host"): a kernel for this CPU (arch "native",
+    or a CPU name such as "x86-64-v3"); emit "auto" JIT-compiles it in process
+    (no code object, no disk cache), emit "shared" links a shared library
+    (.image, .save; ld.lld or cc, not cached)."""
     if N is None:
         raise TypeError("compile() needs N, the row length")
     lib = _cc.load()
@@ -92,12 +104,18 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         raise Error(f"SG_ERR_UNSUPPORTED: no compiler: {_cc.load_error} (set SOFTGEN_LIB_DIR, "
                     "or use prebuilt code objects with softgen.preload)", "SG_ERR_UNSUPPORTED")
     dt = _dtype_name(dtype)
-    if target is None or arch is None:
+    if target is None and backend == "host":
+        target = "host"
+    if target == "host":
+        arch = arch or "native"
+        if emit not in ("auto", "shared"):
+            raise ValueError("emit must be 'auto' (JIT) or 'shared' for target host")
+    elif target is None or arch is None:
         rt = _runtime(backend, 0 if device is None else device)
         be = _rt.lib.sgrt_backend_name(rt).decode()
         target = target or ("amdgpu" if be == "hip" else "nvptx")
         arch = arch or _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
-    if emit not in ("auto", "object", "asm"):
+    if target != "host" and emit not in ("auto", "object", "asm"):
         raise ValueError("emit must be 'auto', 'object' or 'asm'")
     keep = []  # the bytes the C structs point into
 
@@ -126,7 +144,17 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         o.problem.out_dtype_set = 1
         o.problem.out_dtype = _rt.DTYPE_NAMES.index(_dtype_name(out_dtype))
     o.no_cache = 0 if cache else 1
-    kinds = {"object": [_cc.OUTPUT_OBJECT], "asm": [_cc.OUTPUT_ASM],
+    if target == "host" and emit == "auto":
+        jit, stats, diag = ctypes.c_void_p(), _cc.CompileStats(), _rt.Diag()
+        st = lib.sg_compile_jit(ctypes.byref(o), ctypes.byref(jit), ctypes.byref(stats),
+                                ctypes.byref(diag))
+        if st:
+            _raise(st, diag)
+        _stats["compiles"] += 1
+        _stats["last"] = {"cache_hits": 0, "cache_stores": 0, "cache_rejected": 0,
+                          "cache_dir": "", "target": target, "arch": arch, "kind": "jit"}
+        return Kernel(None, None, device, "host", jit=jit)
+    kinds = {"object": [_cc.OUTPUT_OBJECT], "asm": [_cc.OUTPUT_ASM], "shared": [_cc.OUTPUT_SHARED],
              "auto": [_cc.OUTPUT_OBJECT, _cc.OUTPUT_ASM]}[emit]
     for i, kind in enumerate(kinds):
         o.outputs = 1 << kind
@@ -144,22 +172,25 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         _stats["last"] = {"cache_hits": stats.cache_hits, "cache_stores": stats.cache_stores,
                           "cache_rejected": stats.cache_rejected,
                           "cache_dir": stats.cache_dir.decode(), "target": target, "arch": arch,
-                          "kind": "object" if kind == _cc.OUTPUT_OBJECT else "asm"}
+                          "kind": {_cc.OUTPUT_OBJECT: "object", _cc.OUTPUT_ASM: "asm"}.get(
+                              kind, "shared")}
         return Kernel(image, None, device, backend, eager=False)
 
 
 def preload(*paths, backend="auto"):
     """Registers prebuilt code objects (files, or directories of .cubin, .ptx,
-    .hsaco) so that softmax() & co. use them instead of compiling: on a machine
-    without libsoftgen/LLVM, or to pin a kernel built with chosen constraints.
-    Each is indexed by its metadata (template, N, dtype, target, arch); the
-    first one given wins. Returns the number registered."""
+    .hsaco, and host-target .so) so that softmax() & co. use them instead of
+    compiling: on a machine without libsoftgen/LLVM, or to pin a kernel built
+    with chosen constraints. Each is indexed by its metadata (template, N,
+    dtype, target, arch; a host library is used for host arrays when built
+    for the default arch, native); the first one given wins. Returns the
+    number registered."""
     count = 0
     for p in paths:
         files = [p]
         if os.path.isdir(p):
             files = [os.path.join(p, f) for f in sorted(os.listdir(p))
-                     if f.endswith((".cubin", ".ptx", ".hsaco"))]
+                     if f.endswith((".cubin", ".ptx", ".hsaco", ".so"))]
         for f in files:
             with open(f, "rb") as fh:
                 image = fh.read()
@@ -184,15 +215,23 @@ def cache_clear():
     _kernels.clear()
 
 
-def _kernel(template, n, dt, device, backend, out_dt=None):
+def _kernel(template, n, dt, place, backend, out_dt=None):
+    """The kernel for place: "host" (the CPU) or a GPU ordinal."""
     global _kernel_path_done
     if not _kernel_path_done:
         _kernel_path_done = True
         for d in filter(None, os.environ.get("SOFTGEN_KERNEL_PATH", "").split(os.pathsep)):
             preload(d, backend=backend)
-    rt = _runtime(backend, device)
-    target = "amdgpu" if _rt.lib.sgrt_backend_name(rt).decode() == "hip" else "nvptx"
-    arch = _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
+    if place == "host":
+        if backend not in ("auto", "host"):
+            raise ValueError(f"{template}: the arrays are in host memory; backend={backend!r} "
+                             "runs on a GPU (host arrays take backend 'auto' or 'host')")
+        device, backend, target, arch = 0, "host", "host", "native"
+    else:
+        device = place
+        rt = _runtime(backend, device)
+        target = "amdgpu" if _rt.lib.sgrt_backend_name(rt).decode() == "hip" else "nvptx"
+        arch = _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
     key = (template, n, dt, target, arch, None, backend)
     if out_dt is not None and out_dt != dt:
         key = (template, n, (dt, out_dt), target, arch, None, backend)
@@ -215,10 +254,9 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
     _stats["calls"] += 1
     x = inputs[0]
     torch_in = _is_torch(x)
-    shape = tuple(x.shape) if torch_in else tuple(x.__cuda_array_interface__["shape"])
+    shape = _shape(x)
     for other in inputs[1:]:
-        oshape = tuple(other.shape) if _is_torch(other) else \
-            tuple(other.__cuda_array_interface__["shape"])
+        oshape = _shape(other)
         if oshape != shape:
             raise ValueError(f"{template}: shapes differ: {shape} and {oshape}")
     ndim = len(shape)
@@ -253,8 +291,8 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
             if name is None:
                 raise TypeError(f"{template}: dtype {ins[0].dtype} not supported "
                                 "(float16, bfloat16, float32)")
-            k = _kernel(template, ins[0].shape[-1], name, ins[0].device.index or 0, backend,
-                        out_dt)
+            place = "host" if ins[0].device.type == "cpu" else ins[0].device.index or 0
+            k = _kernel(template, ins[0].shape[-1], name, place, backend, out_dt)
             y = torch.empty_like(ins[0], dtype=ydt) if out is None or moved or ndim == 1 else out
             k(*ins, out=y, stream=stream)
         if ndim == 1:
@@ -270,7 +308,11 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
                                "reduce along the last, contiguous dim; move it last first "
                                "(a torch tensor is moved and copied automatically)",
                                "SG_ERR_UNSUPPORTED")
-    t, device = _describe(x, f"{template} input")
+    try:
+        t, place = _describe(x, f"{template} input")
+    except _LastDimStride as e:
+        raise UnsupportedError(f"{e}: softgen's kernels need a contiguous last dim (a torch "
+                               "tensor is copied automatically)", "SG_ERR_UNSUPPORTED") from None
     name = _rt.DTYPE_NAMES[t.dtype]
     if dt is not None and dt != name:
         raise TypeError(f"{template}: dtype={dtype} but the array is {name} (only torch "
@@ -279,12 +321,14 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
         if _is_cupy(x):
             import cupy
             out = cupy.empty_like(x)
+        elif place == "host":
+            out = _host.empty(x, shape, name)
         else:
-            raise TypeError(f"{template}: out= is required for {type(x).__name__} (only torch "
-                            "and CuPy outputs are allocated)")
+            raise TypeError(f"{template}: out= is required for {type(x).__name__} (only torch, "
+                            "CuPy and numpy outputs are allocated)")
     if t.cols == 0 or t.rows == 0:
         return out
-    k = _kernel(template, t.cols, name, device or 0, backend)
+    k = _kernel(template, t.cols, name, place or 0, backend)
     return k(*inputs, out=out, stream=stream)
 
 

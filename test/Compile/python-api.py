@@ -88,7 +88,7 @@ if MODE == "first":
     expect("dim 2", lambda: softgen.softmax(x, dim=2, out=y))
     # CHECK-NEXT: dim 2 -> IndexError : dim 2 out of range for 2 dims
     expect("no out", lambda: softgen.softmax(x))
-    # CHECK-NEXT: no out -> TypeError : softmax: out= is required for FakeArray (only torch and CuPy outputs are allocated)
+    # CHECK-NEXT: no out -> TypeError : softmax: out= is required for FakeArray (only torch, CuPy and numpy outputs are allocated)
     expect("dtype cast", lambda: softgen.softmax(x, dtype="float16", out=y))
     # CHECK-NEXT: dtype cast -> TypeError : softmax: dtype=float16 but the array is f32 (only torch inputs are cast)
     expect("bad dtype", lambda: softgen.softmax(x, dtype="float64", out=y))

@@ -57,7 +57,7 @@ k(xp, out=yp, stream=None)
 # LOG: cuLaunchKernel {{.*}} stream=0x0 {{.*}} M=2 stride_x=1088 stride_y=1024
 
 expect("no out", lambda: k(x))
-# CHECK: no out -> TypeError : out= is required unless the input is a torch or CuPy array
+# CHECK: no out -> TypeError : out= is required unless the input is a torch, CuPy or numpy array
 expect("wrong N", lambda: k(FakeArray((2, 512)), out=FakeArray((2, 512))))
 # CHECK: wrong N -> ArgumentError/Error/ValueError : tensor 'x' (#0): cols 512 but the kernel was generated for n = 1024
 expect("f16 input", lambda: k(FakeArray((2, N), "<f2"), out=y))
