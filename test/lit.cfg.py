@@ -46,6 +46,9 @@ if config.have_mlir and config.mlir_opt:
 # The host target's tests that pin an --arch need the machine's architecture.
 import platform
 config.available_features.add("host-" + platform.machine())
+# valgrind (Debian package valgrind): test/CLI/valgrind.test runs the README's main job under it
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
 
 # numpy for the Python binding's host tests (test/Python); CI installs python3-numpy.
 try:

@@ -24,7 +24,7 @@ FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 STAGES=${STAGES:-main asan fuzz}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-PACKAGES="cmake make gcc python3 python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22"
+PACKAGES="cmake make gcc python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22"
 
 install_missing() {
   local missing=()
