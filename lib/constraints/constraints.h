@@ -86,6 +86,15 @@ struct sg_plan {
   struct {
     int wave, waves, rows, vec, cluster, prefetch, online, stage;
   } chosen;                 /* 1 where auto-configuration chose the value */
+  sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
+                               per row (threads_per_row = vec = 1), strided along N */
 };
+
+/* The shape of an inner-layout plan (constraints/inner.c): wave, block, rows
+ * per block (one thread a row), vector 1, chunks and row tiles, given
+ * constraints honoured or rejected. pl->target and pl->arch are set; n is N,
+ * elem_bytes the widest tensor element. */
+sg_status sgc_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
+                            unsigned elem_bytes, sg_plan *pl, sg_diag *diag);
 
 #endif

@@ -529,6 +529,8 @@ static int online_by_default(const resolver *r) {
     read_sizes(r, NULL, &widest);
     return widest < 4;
   }
+  if (r->plan->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */
+    return r->plan->row_tiles > 1;
   return r->plan->cluster > 1;
 }
 
@@ -557,6 +559,8 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
                        "2^31-1", (long long)p->n);
   if ((unsigned)p->dtype >= SG_DTYPE_COUNT)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "invalid dtype");
+  if ((unsigned)p->layout >= SG_LAYOUT_COUNT)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "invalid layout %d", (int)p->layout);
   sg_status st = check_template(r);
   if (st)
     return st;
@@ -572,10 +576,14 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   pl->dtype = p->dtype;
   pl->n = p->n;
   snprintf(pl->template_name, sizeof pl->template_name, "%s", t->name);
-  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s_n%lld", t->name,
-           sg_dtype_name(p->dtype), (long long)p->n);
+  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s_n%lld%s", t->name,
+           sg_dtype_name(p->dtype), (long long)p->n, p->layout == SG_LAYOUT_INNER ? "_inner" : "");
+  pl->layout = p->layout;
   rs.plan = pl;
-  if ((st = resolve_shape(r))) {
+  st = p->layout == SG_LAYOUT_INNER
+           ? sgc_resolve_inner(t, rs.c, p->n, widest_elem(r), pl, diag)
+           : resolve_shape(r);
+  if (st) {
     free(pl);
     return st;
   }
@@ -595,7 +603,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   }
   pl->online = rs.c->online ? rs.c->online == 2 : online_by_default(r);
   pl->chosen.online = !rs.c->online;
-  if (!chains || pl->row_tiles > 1) /* tiled rows reduce pass by pass */
+  if (!chains) /* tiled rows: one online pass over the tiles (codegen/lower.c) */
     pl->online = 0;
   if (pl->online)
     passes -= (unsigned)chains;
@@ -652,6 +660,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  target            %s %s (%s)\n", pl->target->name, pl->arch, pl->target->triple);
   fprintf(f, "  dtype             %s, accumulate f32\n", sg_dtype_name(pl->dtype));
   fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
+  if (pl->layout == SG_LAYOUT_INNER)
+    fprintf(f, "  layout            inner: tensors [outer, N, inner], row m = o x inner + i at "
+            "o x stride + n x nstride + i (inner, strides: run-time); a thread a row, adjacent "
+            "threads adjacent i\n");
   fprintf(f, "  cluster           %u workgroups per row, %lld columns each%s\n", pl->cluster,
           (long long)pl->tile_n, a[pl->chosen.cluster]);
   fprintf(f, "  threads_per_wave  %u%s\n", pl->wave, a[pl->chosen.wave]);

@@ -135,7 +135,7 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
     sg_mlir_op *r = &rep->ops[i];
     if (r->status != SG_OK)
       continue;
-    sg_problem p = {r->n, r->dtype, o->target, o->arch};
+    sg_problem p = {r->n, r->dtype, o->target, o->arch, SG_LAYOUT_ROWS};
     sg_plan *plan = NULL;
     sg_diag pd;
     sg_diag_clear(&pd);

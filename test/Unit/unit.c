@@ -210,7 +210,7 @@ static sg_status resolve(const char *ctext, int64_t n, sg_dtype dt, const char *
   sg_constraints *c = NULL;
   sg_constraints_create(&c, d);
   sg_status st = ctext ? sg_constraints_parse(c, "<c>", ctext, strlen(ctext), d) : SG_OK;
-  sg_problem p = {n, dt, target, arch};
+  sg_problem p = {n, dt, target, arch, SG_LAYOUT_ROWS};
   if (!st)
     st = sg_plan_resolve(t, c, &p, out, d);
   sg_constraints_destroy(c);
@@ -300,7 +300,7 @@ static void test_plan(void) {
              "<c>:1:35: vector_shapes: N: 16 elements of 2 bytes is 32 bytes, wider than the "
              "16-byte limit of a vector access",
              "plan error: vector too wide");
-  sg_problem p = {64, SG_DTYPE_F16, NULL, NULL};
+  sg_problem p = {64, SG_DTYPE_F16, NULL, NULL, SG_LAYOUT_ROWS};
   check(sg_plan_resolve(NULL, NULL, &p, &pl, &d) == SG_ERR_INVALID_ARGUMENT,
         "plan: NULL template is SG_ERR_INVALID_ARGUMENT");
   check(strcmp(sg_plan_kernel_name(NULL), "") == 0, "plan: sg_plan_kernel_name(NULL) is \"\"");

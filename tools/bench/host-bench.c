@@ -93,7 +93,7 @@ static int jit_kernel(const char *dir, sg_dtype dt, int64_t n, sg_jit **jit, sgr
   sg_template *t = NULL;
   sg_plan *plan = NULL;
   sg_module *m = NULL;
-  sg_problem p = {n, dt, "host", NULL};
+  sg_problem p = {n, dt, "host", NULL, SG_LAYOUT_ROWS};
   size_t len = 0;
   int bad = sg_template_load(path, &t, &d) || sg_plan_resolve(t, NULL, &p, &plan, &d) ||
             sg_codegen(t, plan, &m, &d) || sg_module_optimize(m, &d) || sg_jit_create(m, jit, &d);
@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
         unsigned p = tc[ti];
         double tcopy = time_split(0, in, out, m, n, (size_t)n * es, p, runs);
         sgrt_host_set_threads(rt, p, &d);
-        sgrt_tensor t[2] = {{in, m, n, n, (sg_dtype)dt}, {out, m, n, n, (sg_dtype)dt}};
+        sgrt_tensor t[2] = {{in, m, n, n, (sg_dtype)dt, 0, 0}, {out, m, n, n, (sg_dtype)dt, 0, 0}};
         double tk[64];
         for (int r = -1; r < runs; r++) {
           double t0 = now();

@@ -154,7 +154,7 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
     sg_dtype dt = m->tensors[i].dtype;
     unsigned es = sg_dtype_size(dt), vb = m->vector_bytes ? m->vector_bytes : 1;
     int64_t per = vb > es ? vb / es : 1;
-    t[i] = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt};
+    t[i] = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt, 0, 0};
     bytes[i] = (size_t)(rows * t[i].row_stride) * es;
     host[i] = malloc(bytes[i] ? bytes[i] : 1);
     if (!host[i]) {
