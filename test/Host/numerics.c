@@ -5,7 +5,7 @@
  * on its host backend, so a numerical regression in the shared codegen fails
  * here.
  *
- *   softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner]
+ *   softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] [-C TEXT]
  *     default:   each kernel compiled in-process (sg_jit_create) and registered
  *                with sgrt_kernel_load_host
  *     --via-so:  each kernel linked into a shared library (SG_EMIT_SHARED) and
@@ -14,6 +14,9 @@
  *     --inner:   kernels of the inner layout (--layout inner: softmax over dim
  *                N of [outer, N, inner] tensors), N = 1, 7, 1000, 5000, and the
  *                launches of inner_cases below instead of those that follow
+ *     -C TEXT:   constraints every kernel is resolved with (e.g.
+ *                'PipelineConstraint(online=1)': tiled rows reduce max and sum
+ *                in one online pass)
  *
  * Kernels: softmax, log_softmax, softmax_backward, log_softmax_backward x f32,
  * f16, bf16 x N (1, odd, short, tiled long rows, vector widths down to 1).
@@ -80,6 +83,7 @@ typedef struct verdict {
 } verdict;
 
 static sgrt_runtime *rt;
+static const char *constraints; /* -C TEXT, or NULL */
 static sg_rng rng = {0x9e3779b97f4a7c15ull};
 
 __attribute__((format(printf, 2, 3))) static void fail(verdict *v, const char *fmt, ...) {
@@ -390,9 +394,13 @@ static sg_status build(kernel *K, const char *dir, int via_so, sg_diag *d) {
   sg_module *m = NULL;
   sg_buffer so = {0};
   sg_problem p = {K->n, K->dt, "host", NULL, K->layout};
+  sg_constraints *c = NULL;
   sg_status st = sg_template_load(path, &t, d);
+  if (!st && constraints && !(st = sg_constraints_create(&c, d)))
+    st = sg_constraints_parse(c, "-C", constraints, strlen(constraints), d);
   if (!st)
-    st = sg_plan_resolve(t, NULL, &p, &plan, d);
+    st = sg_plan_resolve(t, c, &p, &plan, d);
+  sg_constraints_destroy(c);
   if (!st)
     st = sg_codegen(t, plan, &m, d);
   if (!st)
@@ -525,11 +533,14 @@ int main(int argc, char **argv) {
       quick = 1;
     else if (strcmp(argv[i], "--inner") == 0)
       inner = 1;
+    else if (strcmp(argv[i], "-C") == 0 && i + 1 < argc)
+      constraints = argv[++i];
     else
       dir = argv[i];
   }
   if (!dir) {
-    fprintf(stderr, "usage: softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner]\n");
+    fprintf(stderr, "usage: softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] "
+            "[-C TEXT]\n");
     return 2;
   }
   sg_diag d;
