@@ -90,6 +90,11 @@ struct sg_plan {
                                per row (threads_per_row = vec = 1), strided along N */
 };
 
+/* WorkgroupConstraint(M, rows, axis) (wg_m, may be NULL) names a number of
+ * rows and grid axis 0; else SG_ERR_CONSTRAINT at the constraint. M: the
+ * template's row dim (constraints/resolve.c). */
+sg_status sgc_check_rows_tile(const sgc_tile *wg_m, const char *M, sg_diag *diag);
+
 /* The shape of an inner-layout plan (constraints/inner.c): wave, block, rows
  * per block (one thread a row), vector 1, chunks and row tiles, given
  * constraints honoured or rejected. pl->target and pl->arch are set; n is N,

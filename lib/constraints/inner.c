@@ -66,12 +66,9 @@ sg_status sgc_resolve_inner(const sg_template *t, const sg_constraints *c, int64
   if (c->staging == 2)
     return REJECT_AT(c->pipeline_loc, "PipelineConstraint(staging=1): the inner layout does not "
                      "stage rows (a row is one thread's; long rows are read in tiles)");
-  if (wg_m && wg_m->tile == SGC_FULL)
-    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, %s): %s is the run-time row count; "
-                     "give rows per workgroup as an integer", M, M, M);
-  if (wg_m && wg_m->grid_axis != 0)
-    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid "
-                     "over row blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
+  sg_status st = sgc_check_rows_tile(wg_m, M, diag);
+  if (st)
+    return st;
 
   /* block = rows per block: one thread a row */
   unsigned block = 0;

@@ -265,6 +265,18 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
   return r;
 }
 
+sg_status sgc_check_rows_tile(const sgc_tile *wg_m, const char *M, sg_diag *diag) {
+  if (wg_m && wg_m->tile == SGC_FULL)
+    return sg_diag_at(diag, SG_ERR_CONSTRAINT, wg_m->loc.file, wg_m->loc.line, wg_m->loc.col,
+                      "WorkgroupConstraint(%s, %s): %s is the run-time row count; give rows per "
+                      "workgroup as an integer", M, M, M);
+  if (wg_m && wg_m->grid_axis != 0)
+    return sg_diag_at(diag, SG_ERR_CONSTRAINT, wg_m->loc.file, wg_m->loc.line, wg_m->loc.col,
+                      "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid over row "
+                      "blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
+  return SG_OK;
+}
+
 static sg_status resolve_shape(resolver *r) {
   const sg_constraints *c = r->c;
   const sg_target_info *tg = r->plan->target;
@@ -316,14 +328,8 @@ static sg_status resolve_shape(resolver *r) {
   const sgc_tile *wg_n = find_tile(c->workgroup, c->nworkgroup, N);
   const sgc_tile *wv_m = find_tile(c->wave, c->nwave, M);
   const sgc_tile *wv_n = find_tile(c->wave, c->nwave, N);
-  if (wg_m && wg_m->tile == SGC_FULL)
-    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, %s): %s is the run-time row count; "
-                     "give rows per workgroup as an integer", M, M, M);
-  if (wg_m && wg_m->grid_axis != 0)
-    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid "
-                     "over row blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
-  sg_status st = choose_staging(r, n);
-  if (st)
+  sg_status st = sgc_check_rows_tile(wg_m, M, r->diag);
+  if (st || (st = choose_staging(r, n)))
     return st;
   if ((r = resolve_cluster(r, wg_n, wg_m, n, vectors))->diag_status)
     return r->diag_status;
