@@ -42,7 +42,11 @@ SG_API sg_status sg_constraints_parse(sg_constraints *c, const char *file, const
 SG_API sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_diag *diag);
 
 /* The problem a plan is resolved for: N and dtype fixed at generation time
- * (M stays a run-time argument), the target and its arch. */
+ * (M stays a run-time argument), the target and its arch, and the layout:
+ * SG_LAYOUT_ROWS (0, the default) reduces contiguous rows; SG_LAYOUT_INNER
+ * reduces dim N of tensors viewed as [outer, N, inner] (softmax over a
+ * non-last dim without a copy: one thread a row, inner a run-time argument;
+ * softgen/meta.h, docs/constraints.md). */
 typedef struct sg_problem {
   int64_t n;
   sg_dtype dtype;     /* "T" of the template: the input dtype */
@@ -50,6 +54,7 @@ typedef struct sg_problem {
   const char *arch;   /* NULL: the target's default */
   int out_dtype_set;  /* 0: "U" (the template's output dtype) is dtype */
   sg_dtype out_dtype; /* "U" when out_dtype_set */
+  sg_layout layout;
 } sg_problem;
 
 /* Resolves constraints for template and problem into a plan, or rejects them
@@ -61,7 +66,8 @@ SG_API void sg_plan_destroy(sg_plan *plan);
 /* Prints every number of the plan, marking which were chosen automatically. */
 SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
 
-/* The kernel's symbol, e.g. "softgen_softmax_f16_n8192". */
+/* The kernel's symbol, e.g. "softgen_softmax_f16_n8192" ("..._n64_inner" in
+ * the inner layout). */
 SG_API const char *sg_plan_kernel_name(const sg_plan *plan);
 
 #ifdef __cplusplus

@@ -38,6 +38,21 @@
  * launched with (rows staged in shared memory); over 48 KB the runtime raises
  * the kernel's limit first.
  *
+ * "layout inner" (optional; default "layout rows") says the kernel views each
+ * tensor as [outer, N, inner] with a contiguous inner dim: row m = o * inner + i
+ * (M = outer * inner rows) holds the elements at o * stride + n * nstride + i.
+ * Such a kernel takes two more kinds of argument: "arg inner" (inner, i64,
+ * once) and "arg nstride T" (T's stride along N in elements, i64, one per
+ * tensor); its "stride T" is the outer stride. Rows-layout kernels take
+ * neither. The generator appends them after the strides:
+ *
+ *   layout inner
+ *   ...
+ *   arg stride y
+ *   arg inner
+ *   arg nstride x
+ *   arg nstride y
+ *
  * This header and lib/meta need only libc: the runtime uses them without LLVM. */
 #ifndef SOFTGEN_META_H
 #define SOFTGEN_META_H
@@ -70,7 +85,24 @@ SG_API unsigned sg_dtype_size(sg_dtype dtype);
  * Returns 0 on success, -1 for an unknown name. */
 SG_API int sg_dtype_parse(const char *name, sg_dtype *out);
 
-typedef enum sg_arg_kind { SG_ARG_TENSOR, SG_ARG_ROWS, SG_ARG_STRIDE, SG_ARG_SCALAR } sg_arg_kind;
+/* How a kernel addresses its tensors (see "layout" above). */
+typedef enum sg_layout { SG_LAYOUT_ROWS, SG_LAYOUT_INNER, SG_LAYOUT_COUNT } sg_layout;
+
+/* "rows", "inner". */
+SG_API const char *sg_layout_name(sg_layout layout);
+/* Parses a layout name. Returns 0 on success, -1 for an unknown name. */
+SG_API int sg_layout_parse(const char *name, sg_layout *out);
+
+/* SG_ARG_INNER: inner (i64); SG_ARG_NSTRIDE: a tensor's stride along N (i64);
+ * both only in inner-layout kernels. SG_ARG_SCALAR: a scalar parameter. */
+typedef enum sg_arg_kind {
+  SG_ARG_TENSOR,
+  SG_ARG_ROWS,
+  SG_ARG_STRIDE,
+  SG_ARG_INNER,
+  SG_ARG_NSTRIDE,
+  SG_ARG_SCALAR /* a scalar parameter (index into scalars[]) */
+} sg_arg_kind;
 
 typedef struct sg_meta_tensor {
   char name[SG_META_NAME_MAX];
@@ -80,8 +112,9 @@ typedef struct sg_meta_tensor {
 
 typedef struct sg_meta_arg {
   sg_arg_kind kind;
-  /* index into tensors[] for SG_ARG_TENSOR, SG_ARG_STRIDE and SG_ARG_ROWS of a
-   * tensor whose rows repeat (-1: M); into scalars[] for SG_ARG_SCALAR */
+  /* index into tensors[] for SG_ARG_TENSOR, SG_ARG_STRIDE, SG_ARG_NSTRIDE and
+   * SG_ARG_ROWS of a tensor whose rows repeat (-1: M); into scalars[] for
+   * SG_ARG_SCALAR; else -1 */
   int tensor;
 } sg_meta_arg;
 
@@ -110,6 +143,7 @@ typedef struct sg_meta {
   sg_meta_arg args[SG_META_MAX_ARGS];
   int nscalars;
   sg_meta_scalar scalars[SG_META_MAX_SCALARS];
+  sg_layout layout; /* SG_LAYOUT_ROWS unless "layout inner" */
 } sg_meta;
 
 /* Writes meta as text into buf (capacity cap, NUL included). *len (optional)

@@ -11,7 +11,9 @@
  *       threads in (B, 1, 1) args(<the kernel's parameters, in its "arg" order>)
  *
  * where tensors are passed as !llvm.ptr (the memref's aligned pointer plus its
- * static offset), rows and row strides as i64, and G, B, C come from the code
+ * static offset), rows and row strides as i64 (and, for a reduced dim that is
+ * not the innermost, a kernel of the inner layout with inner and the strides
+ * along the reduced dim as i64 too), and G, B, C come from the code
  * object's launch metadata (softgen/meta.h) as the runtime computes them. The
  * module gets `gpu.container_module`. Softmax decomposed into linalg.generic
  * ops (max, sub, exp, sum, div on tensors) is first raised to linalg.softmax
@@ -19,7 +21,8 @@
  * are and reported (sg_mlir_report), each with its MLIR location and reason:
  * tensor operands (bufferize first), dynamic or non-static shapes and layouts,
  * element types other than f16 / bf16 / f32, a reduced dim that is not the
- * innermost non-unit one, and problems the plan rejects.
+ * innermost non-unit one while the dims after it are not contiguous, and
+ * problems the plan rejects.
  *
  *   sg_mlir_options o = {0};                  nvptx, sm_90, built-in template
  *   sg_mlir_report r;
@@ -79,6 +82,7 @@ typedef struct sg_mlir_op {
   int kernel;                   /* index into sg_mlir_report.kernels, or -1 */
   uint64_t grid;                /* blocks of the launch (compiled ops) */
   unsigned block, cluster;      /* threads per block, blocks per cluster */
+  sg_layout layout; /* SG_LAYOUT_INNER where inner > 1: the kernel reads [outer, N, inner] */
 } sg_mlir_op;
 
 /* One distinct kernel (template, dtype, N) of the module. */

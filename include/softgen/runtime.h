@@ -38,13 +38,23 @@ typedef struct sgrt_runtime sgrt_runtime; /* one driver, one device */
 typedef struct sgrt_kernel sgrt_kernel;   /* one loaded code object */
 typedef struct sgrt_event sgrt_event;     /* a device event, for timing */
 
-/* A 2-D row-major view: rows x cols elements, row_stride elements apart. */
+/* A 2-D row-major view: rows x cols elements, row_stride elements apart.
+ *
+ * For a kernel of the inner layout (meta->layout == SG_LAYOUT_INNER) the same
+ * struct describes a 3-D view [outer, cols, inner] with a contiguous inner dim:
+ * rows = outer * inner, row_stride = the stride between outer indices, and
+ * element (o, n, i) at data + o * row_stride + n * n_stride + i (elements).
+ * inner 0 means 1, n_stride 0 means inner (contiguous along N); a contiguous
+ * [outer, N, inner] tensor is {data, outer * inner, N, N * inner, dtype,
+ * inner, 0}. Rows-layout kernels take inner and n_stride 0 or 1 only. */
 typedef struct sgrt_tensor {
   void *data; /* device pointer */
   int64_t rows;
   int64_t cols;
   int64_t row_stride;
   sg_dtype dtype;
+  int64_t inner;    /* inner layout: the inner extent (0: 1) */
+  int64_t n_stride; /* inner layout: the stride along N in elements (0: inner) */
 } sgrt_tensor;
 
 /* Opens the driver for the given backend (AUTO: CUDA, then HIP) and device
@@ -95,6 +105,11 @@ SG_API const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k);
  * cols == meta->n, the same rows M >= 0 (M == 0 launches nothing), row_stride
  * >= cols, data and row_stride * element size aligned to meta->vector_bytes,
  * non-NULL data when M > 0, and the dtype the metadata names.
+ * Inner layout: every tensor the same inner >= 1, dividing M ("wrong inner"),
+ * n_stride >= inner and, with more than one outer index, row_stride >=
+ * (cols - 1) * n_stride + inner ("too small": rows would overlap), strides
+ * aligned like row_stride ("misaligned"). A rows-layout kernel rejects inner
+ * or n_stride above 1 (it needs the inner layout).
  * SG_ERR_MISMATCH / SG_ERR_INVALID_ARGUMENT name the offending tensor. */
 SG_API sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                              void *stream, sg_diag *diag);

@@ -66,6 +66,19 @@ LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks 
 void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LLVMValueRef *max,
                            LLVMValueRef *sum);
 
+/* One tile of a running online (max, sum) pair (tiled rows): m and s are
+ * vectors of plan->vec lanes (initially -inf and 0), x the tile's n chunks
+ * (masked elements -inf); m becomes max(m, the tile's max) and s the sum of
+ * exp(x - m) over everything so far, rescaled to the new m. One exp an element. */
+void sgc_online_tile(sgc_ctx *cx, LLVMValueRef *m, LLVMValueRef *s, const LLVMValueRef *x,
+                     unsigned n);
+
+/* The row's (max, sum of exp(x - max)) from a thread's running pairs (m, s),
+ * over its vector lanes and then the threads of the row; every thread of the
+ * row receives them. */
+void sgc_reduce_pairs(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef s, LLVMValueRef *max,
+                      LLVMValueRef *sum);
+
 /* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors. */
 LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x);
 

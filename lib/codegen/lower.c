@@ -14,9 +14,14 @@
  * later, so waiting on its own copies suffices) and do not keep row values
  * across a reduction: a row value used after one is recomputed from shared
  * memory (segments below), so registers hold no row between passes.
- * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows) hold a tile
- * of `chunks` vectors at a time: each reduction is a loop over the tiles that
- * re-reads the row (lower_tiled below). */
+ * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows, and the
+ * inner layout) hold a tile of `chunks` vectors at a time: each reduction is a
+ * loop over the tiles that re-reads the row (lower_tiled below); an online
+ * (max, sum) chain is one such loop.
+ * The inner layout (plan->layout): tensors are [outer, N, inner] with row
+ * m = o * inner + i and element (m, n) at o * stride + n * nstride + i
+ * (element_ptr); a thread owns a row (threads_per_row = vec = 1), so adjacent
+ * threads read adjacent addresses. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +48,8 @@ typedef struct row_state {
   LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
   LLVMValueRef tensor_rows[SGT_MAX_TENSORS]; /* inputs whose rows repeat: R (i64), else NULL */
   LLVMValueRef col_base;          /* clusters: this block's first column (i64), else NULL */
+  LLVMValueRef *tensor_nstride, inner_arg;  /* inner layout: strides along N, inner */
+  LLVMValueRef row_base[2][SGT_MAX_TENSORS]; /* inner layout: o * stride + i of row, row_clamped */
   LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
   LLVMValueRef stage;             /* staged plans: the shared-memory rows (i8 array) */
@@ -78,13 +85,39 @@ static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
   return LLVMBuildShuffleVector(cx->b, v, LLVMGetPoison(vt), LLVMConstVector(zeros, n), "");
 }
 
+/* Inner layout: the offset of row `row`'s element 0 in tensor ti, o * stride + i
+ * with o = row / inner, i = row % inner. */
+static LLVMValueRef inner_row_base(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef row) {
+  LLVMValueRef o = LLVMBuildUDiv(cx->b, row, rs->inner_arg, "outer");
+  LLVMValueRef i = LLVMBuildSub(cx->b, row, LLVMBuildMul(cx->b, o, rs->inner_arg, ""), "inner.i");
+  return LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, o, rs->tensor_stride[ti], ""), i, "row.base");
+}
+
+/* Inner layout: computes the row bases of rs->row and rs->row_clamped once,
+ * where they are defined (every later use is dominated by them). */
+static void inner_row_bases(sgc_ctx *cx, row_state *rs) {
+  for (int ti = 0; cx->plan->layout == SG_LAYOUT_INNER && ti < cx->t->ntensors; ti++) {
+    rs->row_base[0][ti] = inner_row_base(cx, rs, ti, rs->row);
+    rs->row_base[1][ti] = rs->row_clamped == rs->row ? rs->row_base[0][ti]
+                                                     : inner_row_base(cx, rs, ti, rs->row_clamped);
+  }
+}
+
 /* Address of element (row, col) of tensor ti (row mod R for a tensor whose
- * R rows repeat). */
+ * R rows repeat; the rows layout only). */
 static LLVMValueRef element_ptr(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef row,
                                 LLVMValueRef col) {
-  if (rs->tensor_rows[ti])
-    row = LLVMBuildURem(cx->b, row, rs->tensor_rows[ti], "row.repeat");
-  LLVMValueRef off = LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, row, rs->tensor_stride[ti], ""), col, "");
+  LLVMValueRef off;
+  if (cx->plan->layout == SG_LAYOUT_INNER) {
+    LLVMValueRef base = row == rs->row           ? rs->row_base[0][ti]
+                        : row == rs->row_clamped ? rs->row_base[1][ti]
+                                                 : inner_row_base(cx, rs, ti, row);
+    off = LLVMBuildAdd(cx->b, base, LLVMBuildMul(cx->b, col, rs->tensor_nstride[ti], ""), "");
+  } else {
+    if (rs->tensor_rows[ti])
+      row = LLVMBuildURem(cx->b, row, rs->tensor_rows[ti], "row.repeat");
+    off = LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, row, rs->tensor_stride[ti], ""), col, "");
+  }
   return LLVMBuildGEP2(cx->b, elem_type(cx, ti), rs->tensor_ptr[ti], &off, 1, "");
 }
 
@@ -425,13 +458,20 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
     m->tensors[i].is_output = t->tensors[i].is_output;
     m->tensors[i].dtype = sgt_tensor_dtype(t, i, pl->dtype, pl->out_dtype);
   }
-  /* kernel ABI (declare_kernel): tensors, M, each tensor's row stride, the
-   * row count of each input whose rows repeat, then the scalars */
+  /* kernel ABI (declare_kernel): tensors, M, each tensor's row stride; the
+   * inner layout then inner and each tensor's stride along N; then the row
+   * count of each input whose rows repeat, then the scalars */
   for (int i = 0; i < t->ntensors; i++)
     m->args[m->nargs++] = (sg_meta_arg){SG_ARG_TENSOR, i};
   m->args[m->nargs++] = (sg_meta_arg){SG_ARG_ROWS, -1};
   for (int i = 0; i < t->ntensors; i++)
     m->args[m->nargs++] = (sg_meta_arg){SG_ARG_STRIDE, i};
+  m->layout = pl->layout;
+  if (pl->layout == SG_LAYOUT_INNER) {
+    m->args[m->nargs++] = (sg_meta_arg){SG_ARG_INNER, -1};
+    for (int i = 0; i < t->ntensors; i++)
+      m->args[m->nargs++] = (sg_meta_arg){SG_ARG_NSTRIDE, i};
+  }
   for (int i = 0; i < t->ntensors; i++)
     if (t->tensors[i].repeat)
       m->args[m->nargs++] = (sg_meta_arg){SG_ARG_ROWS, i};
@@ -461,16 +501,18 @@ static sg_status add_meta_global(sgc_ctx *cx, sg_diag *diag) {
   return SG_OK;
 }
 
-/* Declares the kernel with its ABI: tensors, M, each tensor's stride, the
- * row count of each input whose rows repeat, the scalars (plan_meta's order). */
+/* Declares the kernel with its ABI (plan_meta's order): tensors, M, each
+ * tensor's stride; the inner layout then inner and each tensor's stride along
+ * N; the row count of each input whose rows repeat; the scalars. */
 static void declare_kernel(sgc_ctx *cx) {
   const sg_template *t = cx->t;
-  LLVMTypeRef params[3 * SGT_MAX_TENSORS + SGT_MAX_SCALARS + 3];
+  int inner = cx->plan->layout == SG_LAYOUT_INNER;
+  LLVMTypeRef params[SG_META_MAX_ARGS + 2];
   unsigned np = 0;
   for (int i = 0; i < t->ntensors; i++)
     params[np++] = cx->gptr;
   params[np++] = cx->i64;
-  for (int i = 0; i < t->ntensors; i++)
+  for (int i = 0; i < (inner ? 2 * t->ntensors + 1 : t->ntensors); i++)
     params[np++] = cx->i64;
   unsigned extra = np;
   for (int i = 0; i < t->ntensors; i++)
@@ -500,6 +542,10 @@ static void declare_kernel(sgc_ctx *cx) {
     char name[SGT_NAME_MAX + 8];
     snprintf(name, sizeof name, "stride_%s", t->tensors[i].name);
     LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i)), name, strlen(name));
+    if (!inner)
+      continue;
+    snprintf(name, sizeof name, "nstride_%s", t->tensors[i].name);
+    LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 2 + i)), name, strlen(name));
   }
   for (int i = 0; i < t->ntensors; i++)
     if (t->tensors[i].repeat) {
@@ -512,6 +558,8 @@ static void declare_kernel(sgc_ctx *cx) {
     cx->scalar_args[i] = LLVMGetParam(cx->fn, extra++);
     LLVMSetValueName2(cx->scalar_args[i], t->scalars[i].name, strlen(t->scalars[i].name));
   }
+  if (inner)
+    LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1)), "inner", 5);
   cx->tg->kernel_attributes(cx, cx->fn);
 }
 
@@ -545,10 +593,15 @@ static void chunk_columns(sgc_ctx *cx, row_state *rs, LLVMValueRef base, unsigne
  * then reduces over chunks and threads. The writes are one last pass of the
  * same kind. */
 typedef struct tile_pass {
-  int target;           /* the reduction op, or -1: the pass of the writes */
+  int target;           /* the reduction op (an online chain's max), or -1: the writes */
   sgc_reduce_kind kind;
-  LLVMValueRef acc[64]; /* per-chunk partials (reductions) */
+  LLVMValueRef acc[64]; /* per-chunk partials; SGC_REDUCE_ONLINE: the running (max, sum) */
 } tile_pass;
+
+/* Accumulators a pass carries from tile to tile. */
+static unsigned tile_accs(const sg_plan *pl, const tile_pass *tp) {
+  return tp->target < 0 ? 0 : tp->kind == SGC_REDUCE_ONLINE ? 2 : pl->chunks;
+}
 
 static void lower_tile(const lowering *lw, LLVMValueRef base, unsigned nchunks, uint64_t limit,
                        tile_pass *tp) {
@@ -568,9 +621,17 @@ static void lower_tile(const lowering *lw, LLVMValueRef base, unsigned nchunks, 
         lower_write(lw, &t->ops[i]);
     return;
   }
-  masked_src src = {lw, t->ops[tp->target].operands[0], splat(cx, sgc_identity(cx, tp->kind))};
-  for (unsigned c = 0; c < nchunks; c++)
-    tp->acc[c] = sgc_combine(cx, tp->kind, tp->acc[c], masked_chunk(&src, c));
+  int online = tp->kind == SGC_REDUCE_ONLINE;
+  masked_src src = {lw, t->ops[tp->target].operands[0],
+                    splat(cx, online ? LLVMConstReal(cx->f32, -INFINITY) : sgc_identity(cx, tp->kind))};
+  LLVMValueRef x[64];
+  for (unsigned c = 0; c < nchunks; c++) {
+    x[c] = masked_chunk(&src, c);
+    if (!online)
+      tp->acc[c] = sgc_combine(cx, tp->kind, tp->acc[c], x[c]);
+  }
+  if (online)
+    sgc_online_tile(cx, &tp->acc[0], &tp->acc[1], x, nchunks);
 }
 
 static void tile_pass_emit(const lowering *lw, tile_pass *tp) {
@@ -580,9 +641,11 @@ static void tile_pass_emit(const lowering *lw, tile_pass *tp) {
   uint64_t per_chunk = (uint64_t)pl->threads_per_row * pl->vec;
   uint64_t tile_cols = per_chunk * pl->chunks;
   uint64_t full = (uint64_t)pl->tile_n / tile_cols, rest = (uint64_t)pl->tile_n % tile_cols;
-  LLVMValueRef init = tp->target >= 0 ? splat(cx, sgc_identity(cx, tp->kind)) : NULL;
-  for (unsigned c = 0; init && c < pl->chunks; c++)
-    tp->acc[c] = init;
+  unsigned nacc = tile_accs(pl, tp);
+  LLVMValueRef init[64];
+  for (unsigned c = 0; c < nacc; c++)
+    tp->acc[c] = init[c] = splat(cx, tp->kind != SGC_REDUCE_ONLINE ? sgc_identity(cx, tp->kind)
+                                     : LLVMConstReal(cx->f32, c ? 0.0 : -INFINITY));
   if (full) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
     LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "tile");
@@ -590,8 +653,8 @@ static void tile_pass_emit(const lowering *lw, tile_pass *tp) {
     LLVMBuildBr(b, loop);
     LLVMPositionBuilderAtEnd(b, loop);
     LLVMValueRef ti = LLVMBuildPhi(b, cx->i64, "tile.index"), phis[64];
-    for (unsigned c = 0; init && c < pl->chunks; c++)
-      tp->acc[c] = phis[c] = LLVMBuildPhi(b, LLVMTypeOf(init), "tile.acc");
+    for (unsigned c = 0; c < nacc; c++)
+      tp->acc[c] = phis[c] = LLVMBuildPhi(b, LLVMTypeOf(init[c]), "tile.acc");
     LLVMValueRef base = LLVMBuildMul(b, ti, LLVMConstInt(cx->i64, tile_cols, 0), "tile.start");
     lower_tile(lw, base, pl->chunks, tile_cols, tp);
     LLVMValueRef next = LLVMBuildAdd(b, ti, LLVMConstInt(cx->i64, 1, 0), "");
@@ -601,8 +664,8 @@ static void tile_pass_emit(const lowering *lw, tile_pass *tp) {
     LLVMBasicBlockRef from[2] = {pre, latch};
     LLVMValueRef iv[2] = {LLVMConstInt(cx->i64, 0, 0), next};
     LLVMAddIncoming(ti, iv, from, 2);
-    for (unsigned c = 0; init && c < pl->chunks; c++) {
-      LLVMValueRef av[2] = {init, tp->acc[c]};
+    for (unsigned c = 0; c < nacc; c++) {
+      LLVMValueRef av[2] = {init[c], tp->acc[c]};
       LLVMAddIncoming(phis[c], av, from, 2);
     }
     LLVMPositionBuilderAtEnd(b, done);
@@ -615,21 +678,33 @@ static void tile_pass_emit(const lowering *lw, tile_pass *tp) {
 /* Chunk c of a pass's accumulated partials (every chunk of a tile). */
 static LLVMValueRef tile_acc_chunk(void *env, unsigned c) { return ((tile_pass *)env)->acc[c]; }
 
-/* The ops of a tiled row in op order: a reduction is a pass over the row, a
- * per-row value or a row value's reciprocal is computed once, row values are
- * built in each tile where they are used; then the pass of the writes. */
+/* The ops of a tiled row in op order: a reduction is a pass over the row (an
+ * online chain's max and sum one pass), a per-row value or a row value's
+ * reciprocal is computed once, row values are built in each tile where they
+ * are used; then the pass of the writes. */
 static void lower_tiled(const lowering *lw) {
   sgc_ctx *cx = lw->cx;
   const sg_template *t = cx->t;
   for (int i = 0; i < t->nops; i++) {
     const sgt_op *op = &t->ops[i];
+    int e, sum;
+    if (lw->rs->done[i])
+      continue;
     if (sgt_opcode_is_reduction(op->code)) {
-      tile_pass tp = {i, op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM, {0}};
+      int online = cx->plan->online && sgt_online_chain(t, i, &e, &sum);
+      tile_pass tp = {i, online ? SGC_REDUCE_ONLINE : op->code == SGT_MAX ? SGC_REDUCE_MAX
+                                                                            : SGC_REDUCE_SUM, {0}};
       tile_pass_emit(lw, &tp);
       lw->rs->nchunks = cx->plan->chunks;
       sgc_chunks x = {tile_acc_chunk, &tp};
       lw->vals[i].is_row = 0;
-      lw->vals[i].scalar = sgc_reduce_row(cx, tp.kind, &x);
+      if (online) {
+        sgc_reduce_pairs(cx, tp.acc[0], tp.acc[1], &lw->vals[i].scalar, &lw->vals[sum].scalar);
+        lw->vals[sum].is_row = 0;
+        lw->rs->done[sum] = 1;
+      } else {
+        lw->vals[i].scalar = sgc_reduce_row(cx, tp.kind, &x);
+      }
       lw->rs->cur_seg++;
     } else if (op->code != SGT_WRITE) {
       lower_op(lw, i); /* builds no chunk for tiled rows */
@@ -673,15 +748,21 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   LLVMPositionBuilderAtEnd(b, entry);
 
   LLVMValueRef col[64], col_valid[64], ptrs[SGT_MAX_TENSORS], strides[SGT_MAX_TENSORS];
+  LLVMValueRef nstrides[SGT_MAX_TENSORS];
   rs.col = col;
   rs.col_valid = col_valid;
   rs.tensor_ptr = ptrs;
   rs.tensor_stride = strides;
+  rs.tensor_nstride = nstrides;
   for (int i = 0; i < t->ntensors; i++) {
     ptrs[i] = LLVMGetParam(cx->fn, (unsigned)i);
     strides[i] = LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i));
     rs.tensor_rows[i] = cx->repeat_rows[i];
+    if (pl->layout == SG_LAYOUT_INNER)
+      nstrides[i] = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 2 + i));
   }
+  if (pl->layout == SG_LAYOUT_INNER)
+    rs.inner_arg = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1));
   rs.rows_arg = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
   if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */
     cx->cluster_rank = cx->tg->cluster_rank(cx);
@@ -764,6 +845,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   rs.row = LLVMBuildAdd(b, LLVMBuildMul(b, rb, R, ""), row_in, "row");
   rs.row_valid = LLVMBuildICmp(b, LLVMIntSLT, rs.row, rs.rows_arg, "row.ok");
   rs.row_clamped = pl->rows_per_block > 1 ? LLVMBuildSelect(b, rs.row_valid, rs.row, m1, "") : rs.row;
+  inner_row_bases(cx, &rs);
   LLVMValueRef next = LLVMBuildAdd(b, rb, step, "next.block");
   LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, "more");
   if (pl->prefetch) { /* the next row block (this one again on the last trip) */

@@ -315,3 +315,47 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LL
   for (unsigned c = 0; c < pl->chunks; c++)
     e[c] = LLVMBuildFMul(b, e[c], rv, "");
 }
+
+/* A constant of v's type: c, or c in every lane of a vector. */
+static LLVMValueRef const_like(sgc_ctx *cx, LLVMValueRef v, double c) {
+  LLVMValueRef k = LLVMConstReal(cx->f32, c), e[SGC_MAX_VEC];
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
+    return k;
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(v));
+  for (unsigned i = 0; i < n; i++)
+    e[i] = k;
+  return LLVMConstVector(e, n);
+}
+
+void sgc_online_tile(sgc_ctx *cx, LLVMValueRef *m, LLVMValueRef *s, const LLVMValueRef *x,
+                     unsigned n) {
+  LLVMBuilderRef b = cx->b;
+  LLVMValueRef v[64];
+  for (unsigned c = 0; c < n; c++)
+    v[c] = x[c];
+  LLVMValueRef mn = vmax(cx, *m, tree1(cx, SGC_REDUCE_MAX, v, n));
+  /* subtract 0 where the max is -inf (every value so far masked: exps 0) */
+  LLVMValueRef ninf = const_like(cx, mn, -INFINITY);
+  LLVMValueRef shift = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, mn, ninf, ""),
+                                       const_like(cx, mn, 0.0), mn, "");
+  for (unsigned c = 0; c < n; c++)
+    v[c] = sgc_exp(cx, LLVMBuildFSub(b, x[c], shift, ""));
+  LLVMValueRef same = LLVMBuildFCmp(b, LLVMRealOEQ, *m, mn, "");
+  LLVMValueRef rescale = LLVMBuildSelect(b, same, const_like(cx, mn, 1.0),
+                                         sgc_exp(cx, LLVMBuildFSub(b, *m, mn, "")), "rescale");
+  *s = LLVMBuildFAdd(b, LLVMBuildFMul(b, *s, rescale, ""), tree1(cx, SGC_REDUCE_SUM, v, n), "");
+  *m = mn;
+}
+
+void sgc_reduce_pairs(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef s, LLVMValueRef *max,
+                      LLVMValueRef *sum) {
+  partial lanes[SGC_MAX_VEC];
+  for (unsigned i = 0; i < cx->plan->vec; i++) {
+    LLVMValueRef idx = LLVMConstInt(cx->i32, i, 0);
+    lanes[i].v[0] = LLVMBuildExtractElement(cx->b, m, idx, "");
+    lanes[i].v[1] = LLVMBuildExtractElement(cx->b, s, idx, "");
+  }
+  partial acc = across_threads(cx, SGC_REDUCE_ONLINE, tree(cx, SGC_REDUCE_ONLINE, lanes, cx->plan->vec));
+  *max = acc.v[0];
+  *sum = acc.v[1];
+}

@@ -87,6 +87,20 @@ struct sg_plan {
   struct {
     int wave, waves, rows, vec, cluster, prefetch, online, stage;
   } chosen;                 /* 1 where auto-configuration chose the value */
+  sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
+                               per row (threads_per_row = vec = 1), strided along N */
 };
+
+/* WorkgroupConstraint(M, rows, axis) (wg_m, may be NULL) names a number of
+ * rows and grid axis 0; else SG_ERR_CONSTRAINT at the constraint. M: the
+ * template's row dim (constraints/resolve.c). */
+sg_status sgc_check_rows_tile(const sgc_tile *wg_m, const char *M, sg_diag *diag);
+
+/* The shape of an inner-layout plan (constraints/inner.c): wave, block, rows
+ * per block (one thread a row), vector 1, chunks and row tiles, given
+ * constraints honoured or rejected. pl->target and pl->arch are set; n is N,
+ * elem_bytes the widest tensor element. */
+sg_status sgc_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
+                            unsigned elem_bytes, sg_plan *pl, sg_diag *diag);
 
 #endif

@@ -274,6 +274,18 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
   return r;
 }
 
+sg_status sgc_check_rows_tile(const sgc_tile *wg_m, const char *M, sg_diag *diag) {
+  if (wg_m && wg_m->tile == SGC_FULL)
+    return sg_diag_at(diag, SG_ERR_CONSTRAINT, wg_m->loc.file, wg_m->loc.line, wg_m->loc.col,
+                      "WorkgroupConstraint(%s, %s): %s is the run-time row count; give rows per "
+                      "workgroup as an integer", M, M, M);
+  if (wg_m && wg_m->grid_axis != 0)
+    return sg_diag_at(diag, SG_ERR_CONSTRAINT, wg_m->loc.file, wg_m->loc.line, wg_m->loc.col,
+                      "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid over row "
+                      "blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
+  return SG_OK;
+}
+
 static sg_status resolve_shape(resolver *r) {
   const sg_constraints *c = r->c;
   const sg_target_info *tg = r->plan->target;
@@ -325,14 +337,8 @@ static sg_status resolve_shape(resolver *r) {
   const sgc_tile *wg_n = find_tile(c->workgroup, c->nworkgroup, N);
   const sgc_tile *wv_m = find_tile(c->wave, c->nwave, M);
   const sgc_tile *wv_n = find_tile(c->wave, c->nwave, N);
-  if (wg_m && wg_m->tile == SGC_FULL)
-    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, %s): %s is the run-time row count; "
-                     "give rows per workgroup as an integer", M, M, M);
-  if (wg_m && wg_m->grid_axis != 0)
-    return REJECT_AT(wg_m->loc, "WorkgroupConstraint(%s, ..., %d): softgen launches a 1-D grid "
-                     "over row blocks, so %s's grid_axis must be 0", M, wg_m->grid_axis, M);
-  sg_status st = choose_staging(r, n);
-  if (st)
+  sg_status st = sgc_check_rows_tile(wg_m, M, r->diag);
+  if (st || (st = choose_staging(r, n)))
     return st;
   if ((r = resolve_cluster(r, wg_n, wg_m, n, vectors))->diag_status)
     return r->diag_status;
@@ -538,6 +544,8 @@ static int online_by_default(const resolver *r) {
     read_sizes(r, NULL, &widest);
     return widest < 4;
   }
+  if (r->plan->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */
+    return r->plan->row_tiles > 1;
   return r->plan->cluster > 1;
 }
 
@@ -567,6 +575,8 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   if ((unsigned)p->dtype >= SG_DTYPE_COUNT ||
       (p->out_dtype_set && (unsigned)p->out_dtype >= SG_DTYPE_COUNT))
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "invalid dtype");
+  if ((unsigned)p->layout >= SG_LAYOUT_COUNT)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "invalid layout %d", (int)p->layout);
   sg_status st = check_template(r);
   if (st)
     return st;
@@ -586,10 +596,22 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   char out_part[16] = ""; /* "_f32" when the output dtype differs */
   if (pl->out_dtype != pl->dtype)
     snprintf(out_part, sizeof out_part, "_%s", sg_dtype_name(pl->out_dtype));
-  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s%s_n%lld", t->name,
-           sg_dtype_name(p->dtype), out_part, (long long)p->n);
+  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s%s_n%lld%s", t->name,
+           sg_dtype_name(p->dtype), out_part, (long long)p->n,
+           p->layout == SG_LAYOUT_INNER ? "_inner" : "");
+  pl->layout = p->layout;
   rs.plan = pl;
-  if ((st = resolve_shape(r))) {
+  for (int i = 0; p->layout == SG_LAYOUT_INNER && i < t->ntensors; i++)
+    if (t->tensors[i].repeat) {
+      free(pl);
+      return sg_diag_at(diag, SG_ERR_CONSTRAINT, t->file, t->tensors[i].line, t->tensors[i].col,
+                        "tensor '%s' repeats its rows: the inner layout takes tensors of the "
+                        "output's rows only (use the rows layout)", t->tensors[i].name);
+    }
+  st = p->layout == SG_LAYOUT_INNER
+           ? sgc_resolve_inner(t, rs.c, p->n, widest_elem(r), pl, diag)
+           : resolve_shape(r);
+  if (st) {
     free(pl);
     return st;
   }
@@ -609,7 +631,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   }
   pl->online = rs.c->online ? rs.c->online == 2 : online_by_default(r);
   pl->chosen.online = !rs.c->online;
-  if (!chains || pl->row_tiles > 1) /* tiled rows reduce pass by pass */
+  if (!chains) /* tiled rows: one online pass over the tiles (codegen/lower.c) */
     pl->online = 0;
   if (pl->online)
     passes -= (unsigned)chains;
@@ -669,6 +691,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
     fprintf(f, " in, %s out (U)", sg_dtype_name(pl->out_dtype));
   fprintf(f, ", accumulate f32\n");
   fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
+  if (pl->layout == SG_LAYOUT_INNER)
+    fprintf(f, "  layout            inner: tensors [outer, N, inner], row m = o x inner + i at "
+            "o x stride + n x nstride + i (inner, strides: run-time); a thread a row, adjacent "
+            "threads adjacent i\n");
   fprintf(f, "  cluster           %u workgroups per row, %lld columns each%s\n", pl->cluster,
           (long long)pl->tile_n, a[pl->chosen.cluster]);
   fprintf(f, "  threads_per_wave  %u%s\n", pl->wave, a[pl->chosen.wave]);

@@ -32,6 +32,21 @@ int sg_dtype_parse(const char *name, sg_dtype *out) {
   return -1;
 }
 
+static const char *const layout_names[SG_LAYOUT_COUNT] = {"rows", "inner"};
+
+const char *sg_layout_name(sg_layout layout) {
+  return (unsigned)layout < SG_LAYOUT_COUNT ? layout_names[layout] : "?";
+}
+
+int sg_layout_parse(const char *name, sg_layout *out) {
+  for (int i = 0; i < SG_LAYOUT_COUNT; i++)
+    if (strcmp(name, layout_names[i]) == 0) {
+      *out = (sg_layout)i;
+      return 0;
+    }
+  return -1;
+}
+
 uint64_t sg_object_extent(const void *object) {
   const unsigned char *p = object;
   if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
@@ -122,6 +137,8 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
     put(&o, "persistent 1\n");
   if (m->dsmem)
     put(&o, "dsmem %u\n", m->dsmem);
+  if (m->layout != SG_LAYOUT_ROWS)
+    put(&o, "layout %s\n", sg_layout_name(m->layout));
   for (int i = 0; i < m->ntensors; i++)
     put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
         sg_dtype_name(m->tensors[i].dtype));
@@ -129,14 +146,15 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
     put(&o, "scalar %s %s\n", m->scalars[i].name, m->scalars[i].is_i64 ? "i64" : "f32");
   for (int i = 0; i < m->nargs; i++) {
     const sg_meta_arg *a = &m->args[i];
-    if (a->kind == SG_ARG_ROWS && a->tensor < 0)
-      put(&o, "arg rows\n");
-    else if (a->kind == SG_ARG_SCALAR)
+    static const char *const kinds[] = {"tensor", "rows", "stride", "inner", "nstride", "scalar"};
+    if ((a->kind == SG_ARG_ROWS && a->tensor < 0) || a->kind == SG_ARG_INNER)
+      put(&o, "arg %s\n", kinds[a->kind]);
+    else if (a->kind == SG_ARG_SCALAR && a->tensor >= 0 && a->tensor < m->nscalars)
       put(&o, "arg scalar %s\n", m->scalars[a->tensor].name);
+    else if ((unsigned)a->kind < SG_ARG_SCALAR && a->tensor >= 0 && a->tensor < m->ntensors)
+      put(&o, "arg %s %s\n", kinds[a->kind], m->tensors[a->tensor].name);
     else
-      put(&o, "arg %s %s\n",
-          a->kind == SG_ARG_TENSOR ? "tensor" : a->kind == SG_ARG_ROWS ? "rows" : "stride",
-          m->tensors[a->tensor].name);
+      return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_format: arg %d is invalid", i);
   }
   put(&o, "end\n");
   if (o.overflow)
@@ -240,6 +258,9 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
       m->dsmem = u;
     else
       m->smem = u;
+  } else if (nw == 2 && strcmp(k, "layout") == 0) {
+    if (sg_layout_parse(w[1], &m->layout))
+      return BAD("%d: layout must be 'rows' or 'inner'", lineno);
   } else if (nw == 2 && strcmp(k, "persistent") == 0) {
     if (strcmp(w[1], "0") != 0 && strcmp(w[1], "1") != 0)
       return BAD("%d: persistent must be 0 or 1", lineno);
@@ -274,8 +295,8 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
     if (m->nargs == SG_META_MAX_ARGS)
       return BAD("%d: more than %d args", lineno, SG_META_MAX_ARGS);
     sg_meta_arg *a = &m->args[m->nargs];
-    if (nw == 2 && strcmp(w[1], "rows") == 0) {
-      a->kind = SG_ARG_ROWS;
+    if (nw == 2 && (strcmp(w[1], "rows") == 0 || strcmp(w[1], "inner") == 0)) {
+      a->kind = w[1][0] == 'r' ? SG_ARG_ROWS : SG_ARG_INNER;
       a->tensor = -1;
     } else if (nw == 3 && strcmp(w[1], "scalar") == 0) {
       a->kind = SG_ARG_SCALAR;
@@ -283,21 +304,50 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
       if (a->tensor < 0)
         return BAD("%d: arg names undeclared scalar '%s'", lineno, w[2]);
     } else if (nw == 3 && (strcmp(w[1], "tensor") == 0 || strcmp(w[1], "stride") == 0 ||
-                           strcmp(w[1], "rows") == 0)) {
-      a->kind = w[1][0] == 't' ? SG_ARG_TENSOR : w[1][0] == 'r' ? SG_ARG_ROWS : SG_ARG_STRIDE;
+                           strcmp(w[1], "nstride") == 0 || strcmp(w[1], "rows") == 0)) {
+      a->kind = w[1][0] == 't' ? SG_ARG_TENSOR : w[1][0] == 'r' ? SG_ARG_ROWS
+                : w[1][0] == 's' ? SG_ARG_STRIDE : SG_ARG_NSTRIDE;
       a->tensor = sg_meta_tensor_index(m, w[2]);
       if (a->tensor < 0)
         return BAD("%d: arg names undeclared tensor '%s'", lineno, w[2]);
       if (a->kind == SG_ARG_ROWS && m->tensors[a->tensor].is_output)
         return BAD("%d: 'arg rows %s': only an input's rows may repeat", lineno, w[2]);
     } else
-      return BAD("%d: arg must be 'rows', 'rows NAME', 'tensor NAME', 'stride NAME' or "
-                 "'scalar NAME'", lineno);
+      return BAD("%d: arg must be 'rows', 'rows NAME', 'inner', 'tensor NAME', 'stride NAME', "
+                 "'nstride NAME' or 'scalar NAME'", lineno);
     m->nargs++;
   } else
     return BAD("%d: unknown or malformed entry '%s'", lineno, k);
   return SG_OK;
 #undef BAD
+}
+
+/* The inner layout's arguments: "arg inner" exactly once and an "arg nstride"
+ * for every tensor; a rows-layout kernel has neither. */
+static sg_status check_layout(const sg_meta *m, sg_diag *diag) {
+  int inner = 0, nstride[SG_META_MAX_TENSORS] = {0};
+  for (int j = 0; j < m->nargs; j++) {
+    const sg_meta_arg *a = &m->args[j];
+    if (a->kind != SG_ARG_INNER && a->kind != SG_ARG_NSTRIDE)
+      continue;
+    if (m->layout != SG_LAYOUT_INNER)
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata 'arg %s' needs 'layout inner'",
+                         a->kind == SG_ARG_INNER ? "inner" : "nstride");
+    if (a->kind == SG_ARG_INNER)
+      inner++;
+    else
+      nstride[a->tensor]++;
+  }
+  if (m->layout != SG_LAYOUT_INNER)
+    return SG_OK;
+  if (inner != 1)
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata of layout inner needs one 'arg inner', "
+                       "got %d", inner);
+  for (int i = 0; i < m->ntensors; i++)
+    if (nstride[i] != 1)
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata of layout inner needs one 'arg nstride "
+                         "%s', got %d", m->tensors[i].name, nstride[i]);
+  return SG_OK;
 }
 
 sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *diag) {
@@ -365,6 +415,9 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
       return sg_diag_set(diag, SG_ERR_PARSE, "metadata scalar '%s' is passed %d times (once "
                          "expected)", m.scalars[i].name, passed);
   }
+  sg_status st = check_layout(&m, diag);
+  if (st)
+    return st;
   *out = m;
   return SG_OK;
 }

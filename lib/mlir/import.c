@@ -159,13 +159,10 @@ static void split_shape(MlirType t, int rank, int dim, int64_t *outer, int64_t *
  * counts and products of them cannot overflow). */
 #define SGM_MAX_EXTENT ((int64_t)1 << 48)
 
-/* Row stride of a memref whose rows are the dims before dim (all static).
- * Returns 1 and fills *stride, *offset, or 0 with the reason in r. */
-static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *stride,
-                       int64_t *offset) {
-  int64_t strides[64];
-  char tt[256];
-  type_text(t, tt, sizeof tt);
+/* Strides and offset of a strided memref in the default or global memory
+ * space, with a static offset in range. Returns 1, or 0 with the reason in r. */
+static int memref_strides(sg_mlir_op *r, MlirType t, const char *which, const char *tt,
+                          int64_t *strides, int64_t *offset) {
   MlirAttribute space = mlirMemRefTypeGetMemorySpace(t);
   if (!mlirAttributeIsNull(space) &&
       !(mlirAttributeIsAInteger(space) && mlirIntegerAttrGetValueInt(space) <= 1))
@@ -176,13 +173,13 @@ static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *st
     return op_skip(r, "the %s (%s) has a dynamic offset", which, tt);
   if (*offset < 0 || *offset > SGM_MAX_EXTENT)
     return op_skip(r, "the %s (%s) has an offset out of range", which, tt);
-  if (r->n > 1 && mlirShapedTypeIsDynamicStrideOrOffset(strides[r->dim]))
-    return op_skip(r, "the %s (%s) has a dynamic stride in the reduced dim %d", which, tt, r->dim);
-  if (r->n > 1 && strides[r->dim] != 1)
-    return op_skip(r, "the %s (%s) is not contiguous along the reduced dim %d (stride %lld)", which,
-                   tt, r->dim, (long long)strides[r->dim]);
-  /* the row dims (size > 1) must collapse into one index of stride *stride */
-  *stride = r->n;
+  return 1;
+}
+
+/* The dims before r->dim (sizes > 1) collapse into one index of stride
+ * *stride (unchanged when there are none). Returns 1, or 0 with the reason. */
+static int outer_stride(sg_mlir_op *r, MlirType t, const char *which, const char *tt,
+                        const int64_t *strides, int64_t *stride) {
   int64_t span = -1; /* elements the inner row dims span, from the innermost out */
   for (int i = r->dim - 1; i >= 0; i--) {
     int64_t size = mlirShapedTypeGetDimSize(t, i);
@@ -199,6 +196,60 @@ static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *st
                      tt);
     span = strides[i] * size;
   }
+  return 1;
+}
+
+/* The inner layout (r->inner > 1): the dims after r->dim contiguous, the
+ * stride along N (*nstride) at least inner, the dims before it collapsing
+ * into one outer stride (*stride) past a whole [N, inner] slice. Returns 1
+ * and fills *stride, *offset, *nstride, or 0 with the reason in r. */
+static int memref_inner(sg_mlir_op *r, MlirType t, const char *which, int64_t *stride,
+                        int64_t *offset, int64_t *nstride) {
+  int64_t strides[64], span = 1;
+  char tt[256];
+  type_text(t, tt, sizeof tt);
+  if (!memref_strides(r, t, which, tt, strides, offset))
+    return 0;
+  for (int i = r->rank - 1; i > r->dim; i--) {
+    int64_t size = mlirShapedTypeGetDimSize(t, i);
+    if (size > 1 && strides[i] != span)
+      return op_skip(r, "the %s (%s) is not contiguous in the dims after the reduced dim %d "
+                     "(the inner layout reads them as one)", which, tt, r->dim);
+    span *= size;
+  }
+  *nstride = r->n > 1 ? strides[r->dim] : r->inner;
+  if (mlirShapedTypeIsDynamicStrideOrOffset(*nstride) || *nstride < r->inner ||
+      *nstride > SGM_MAX_EXTENT / r->n)
+    return op_skip(r, "the %s (%s) has a stride along the reduced dim %d that is dynamic, out "
+                   "of range or under the %lld elements of the dims after it", which, tt, r->dim,
+                   (long long)r->inner);
+  *stride = (r->n - 1) * *nstride + r->inner;
+  if (!outer_stride(r, t, which, tt, strides, stride))
+    return 0;
+  if (r->outer > 1 && *stride < (r->n - 1) * *nstride + r->inner)
+    return op_skip(r, "the %s (%s) has overlapping outer indices (stride %lld)", which, tt,
+                   (long long)*stride);
+  return 1;
+}
+
+/* Row stride of a memref whose rows are the dims before dim (all static).
+ * Returns 1 and fills *stride, *offset, or 0 with the reason in r. */
+static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *stride,
+                       int64_t *offset) {
+  int64_t strides[64];
+  char tt[256];
+  type_text(t, tt, sizeof tt);
+  if (!memref_strides(r, t, which, tt, strides, offset))
+    return 0;
+  if (r->n > 1 && mlirShapedTypeIsDynamicStrideOrOffset(strides[r->dim]))
+    return op_skip(r, "the %s (%s) has a dynamic stride in the reduced dim %d", which, tt, r->dim);
+  if (r->n > 1 && strides[r->dim] != 1)
+    return op_skip(r, "the %s (%s) is not contiguous along the reduced dim %d (stride %lld)", which,
+                   tt, r->dim, (long long)strides[r->dim]);
+  /* the row dims (size > 1) must collapse into one index of stride *stride */
+  *stride = r->n;
+  if (!outer_stride(r, t, which, tt, strides, stride))
+    return 0;
   if (r->m > 1 && *stride < r->n)
     return op_skip(r, "the %s (%s) has overlapping rows (row stride %lld < N = %lld)", which, tt,
                    (long long)*stride, (long long)r->n);
@@ -266,15 +317,14 @@ static void classify(sgm_state *s, MlirOperation op, sg_mlir_op *r, sgm_op *o) {
             (long long)r->n);
   } else if (r->n == 0 || r->m == 0) {
     op_skip(r, "%s is empty (nothing to compute)", tt);
-  } else if (r->inner > 1) {
-    op_skip(r,
-            "softmax over dim %d of %s (outer %lld x N %lld x inner %lld): softgen's kernels "
-            "reduce the innermost dim only (transpose first)",
-            r->dim, tt, (long long)r->outer, (long long)r->n, (long long)r->inner);
   } else if (r->tensor_form) {
     op_skip(r, "tensor operands: bufferize first, e.g. mlir-opt --one-shot-bufferize=\""
                "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-"
                "map\", then run softgen on the memref form");
+  } else if (r->inner > 1) { /* a non-innermost dim: the inner layout */
+    r->layout = SG_LAYOUT_INNER;
+    if (memref_inner(r, tin, "input", &o->stride[0], &o->offset[0], &o->nstride[0]))
+      memref_inner(r, tout, "output", &o->stride[1], &o->offset[1], &o->nstride[1]);
   } else if (memref_rows(r, tin, "input", &o->stride[0], &o->offset[0])) {
     memref_rows(r, tout, "output", &o->stride[1], &o->offset[1]);
   }

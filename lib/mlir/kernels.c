@@ -76,7 +76,9 @@ static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
   unsigned vb = m->vector_bytes ? m->vector_bytes : 1, es = sg_dtype_size(r->dtype);
   for (int i = 0; i < 2; i++) {
     int64_t sb = o->stride[i] * (int64_t)es, ob = o->offset[i] * (int64_t)es;
-    if ((r->m > 1 && sb % vb) || ob % vb) {
+    int inner = r->layout == SG_LAYOUT_INNER; /* the stride along N and inner too */
+    if ((r->m > 1 && sb % vb) || ob % vb ||
+        (inner && ((o->nstride[i] * (int64_t)es) % vb || (r->inner * (int64_t)es) % vb))) {
       r->status = SG_ERR_UNSUPPORTED;
       snprintf(r->message, sizeof r->message,
                "the %s's row stride (%lld bytes) or offset (%lld bytes) is not a multiple of "
@@ -135,7 +137,8 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
     sg_mlir_op *r = &rep->ops[i];
     if (r->status != SG_OK)
       continue;
-    sg_problem p = {.n = r->n, .dtype = r->dtype, .target = o->target, .arch = o->arch};
+    sg_problem p = {.n = r->n, .dtype = r->dtype, .target = o->target, .arch = o->arch,
+                    .layout = r->layout};
     sg_plan *plan = NULL;
     sg_diag pd;
     sg_diag_clear(&pd);

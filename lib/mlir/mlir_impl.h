@@ -20,6 +20,7 @@ typedef struct sgm_op {
   MlirValue value[2];       /* the input and output memrefs */
   int64_t stride[2];        /* their row strides, in elements */
   int64_t offset[2];        /* their static offsets, in elements */
+  int64_t nstride[2];       /* inner layout (inner > 1): their strides along N */
 } sgm_op;
 
 /* One compilation of one module. */

@@ -88,6 +88,10 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
       args[a] = pointer(b, o->value[w], o->offset[w] * (int64_t)es);
     else if (m->args[a].kind == SG_ARG_STRIDE)
       args[a] = constant(b, b->i64, o->stride[w]);
+    else if (m->args[a].kind == SG_ARG_INNER)
+      args[a] = constant(b, b->i64, r->inner);
+    else if (m->args[a].kind == SG_ARG_NSTRIDE)
+      args[a] = constant(b, b->i64, o->nstride[w]);
     else
       args[a] = constant(b, b->i64, r->m);
   }

@@ -418,6 +418,57 @@ static int row_tensor(const sg_meta *m) {
   return 0;
 }
 
+/* The inner layout's view of tensor x (runtime.h): inner >= 1 dividing rows,
+ * the same for every tensor; n_stride (0: inner) >= inner; the outer stride
+ * (row_stride) past a whole [cols, inner] slice when there are two outer
+ * indices or more; every stride aligned to the kernel's vector bytes; nothing
+ * overflows. A rows-layout kernel takes inner and n_stride 0 or 1 only. */
+static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_diag *diag) {
+  const sg_meta_tensor *mt = &m->tensors[i];
+  const sgrt_tensor *x = &t[i];
+  int64_t inner = x->inner ? x->inner : 1, ns = x->n_stride ? x->n_stride : inner;
+#define BAD(st, ...) sg_diag_set(diag, st, "tensor '%s' (#%d): " __VA_ARGS__)
+  if (m->layout != SG_LAYOUT_INNER) {
+    if (x->inner > 1 || x->n_stride > 1 || x->inner < 0 || x->n_stride < 0)
+      return BAD(SG_ERR_MISMATCH, "inner %lld, n_stride %lld: kernel '%s' has the rows layout "
+                 "(generate one with --layout inner)", mt->name, i, (long long)x->inner,
+                 (long long)x->n_stride, m->kernel);
+    return SG_OK;
+  }
+  if (inner < 0 || ns < 0)
+    return BAD(SG_ERR_INVALID_ARGUMENT, "wrong inner: inner %lld and n_stride %lld must not be "
+               "negative", mt->name, i, (long long)x->inner, (long long)x->n_stride);
+  int64_t inner0 = t[0].inner ? t[0].inner : 1;
+  if (i > 0 && inner != inner0)
+    return BAD(SG_ERR_INVALID_ARGUMENT, "wrong inner: %lld but tensor '%s' has %lld", mt->name, i,
+               (long long)inner, m->tensors[0].name, (long long)inner0);
+  if (x->rows % inner)
+    return BAD(SG_ERR_INVALID_ARGUMENT, "wrong inner: rows %lld (outer x inner) is not a "
+               "multiple of inner %lld", mt->name, i, (long long)x->rows, (long long)inner);
+  int64_t outer = x->rows / inner;
+  if (ns < inner)
+    return BAD(SG_ERR_INVALID_ARGUMENT, "n_stride %lld is too small: less than inner %lld",
+               mt->name, i, (long long)ns, (long long)inner);
+  if (ns > INT64_MAX / 4 / (x->cols > 0 ? x->cols : 1) ||
+      x->row_stride > INT64_MAX / 4 / (outer > 0 ? outer : 1))
+    return BAD(SG_ERR_INVALID_ARGUMENT, "outer %lld x row_stride %lld, cols %lld x n_stride %lld "
+               "overflow", mt->name, i, (long long)outer, (long long)x->row_stride,
+               (long long)x->cols, (long long)ns);
+  int64_t slice = (x->cols - 1) * ns + inner;
+  if (outer > 1 && x->row_stride < slice)
+    return BAD(SG_ERR_INVALID_ARGUMENT, "row_stride %lld is too small: an outer index spans "
+               "(cols - 1) x n_stride + inner = %lld elements", mt->name, i,
+               (long long)x->row_stride, (long long)slice);
+  int64_t es = (int64_t)sg_dtype_size(x->dtype), vb = m->vector_bytes ? m->vector_bytes : 1;
+  if ((outer > 1 && x->row_stride * es % vb) || (x->cols > 1 && ns * es % vb) ||
+      (inner > 1 && inner * es % vb))
+    return BAD(SG_ERR_MISMATCH, "misaligned: row_stride %lld, n_stride %lld and inner %lld must "
+               "be multiples of the kernel's vector_bytes %lld in bytes", mt->name, i,
+               (long long)x->row_stride, (long long)ns, (long long)inner, (long long)vb);
+#undef BAD
+  return SG_OK;
+}
+
 static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, sg_diag *diag) {
   if (nt != m->ntensors) {
     char names[SG_META_MAX_TENSORS * (SG_META_NAME_MAX + 2)] = "";
@@ -453,10 +504,14 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
     if (!repeats(m, i) && x->rows != t[r0].rows)
       return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld but tensor '%s' has %lld", mt->name, i,
                  (long long)x->rows, m->tensors[r0].name, (long long)t[r0].rows);
-    if (x->row_stride < x->cols)
+    sg_status st = check_inner(m, t, i, diag);
+    if (st)
+      return st;
+    int inner = m->layout == SG_LAYOUT_INNER; /* its strides: check_inner */
+    if (!inner && x->row_stride < x->cols)
       return BAD(SG_ERR_INVALID_ARGUMENT, "row_stride %lld is less than cols %lld", mt->name,
                  i, (long long)x->row_stride, (long long)x->cols);
-    if (x->row_stride > INT64_MAX / 4 / (x->rows > 0 ? x->rows : 1))
+    if (!inner && x->row_stride > INT64_MAX / 4 / (x->rows > 0 ? x->rows : 1))
       return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld x row_stride %lld overflows", mt->name, i,
                  (long long)x->rows, (long long)x->row_stride);
     if (x->rows == 0)
@@ -469,7 +524,7 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
       return BAD(SG_ERR_MISMATCH, "data %p is not aligned to the kernel's vector_bytes %u",
                  mt->name, i, x->data, vb);
     int64_t sb = x->row_stride * (int64_t)sg_dtype_size(x->dtype);
-    if (x->rows > 1 && sb % vb)
+    if (!inner && x->rows > 1 && sb % vb)
       return BAD(SG_ERR_MISMATCH,
                  "row_stride %lld (%lld bytes) is not a multiple of the kernel's vector_bytes "
                  "%u",
@@ -538,7 +593,13 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
       float f = (float)scalars[a->tensor];
       values[i] = 0;
       memcpy(&values[i], &f, sizeof f);
-    } else
+    } else if (a->kind == SG_ARG_INNER)
+      values[i] = tensors[0].inner ? tensors[0].inner : 1;
+    else if (a->kind == SG_ARG_NSTRIDE)
+      values[i] = tensors[a->tensor].n_stride ? tensors[a->tensor].n_stride
+                  : tensors[a->tensor].inner  ? tensors[a->tensor].inner
+                                              : 1;
+    else
       values[i] = rows;
     params[i] = &values[i];
   }

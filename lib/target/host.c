@@ -236,7 +236,7 @@ static void finish_kernel(sgc_ctx *cx) {
   LLVMBuilderRef b = cx->b;
   LLVMPositionBuilderAtEnd(b, bb);
   unsigned n = LLVMCountParams(body), nargs = n - 2;
-  LLVMValueRef args[2 * SGT_MAX_TENSORS + 3];
+  LLVMValueRef args[SG_META_MAX_ARGS + 2];
   LLVMValueRef p = LLVMGetParam(entry, 0);
   for (unsigned i = 0; i < nargs; i++) {
     LLVMValueRef idx = LLVMConstInt(cx->i64, i, 0);

@@ -18,6 +18,8 @@ GPU driver, or the test doubles. Code objects from files or bytes:
     k = softgen.load("softmax.cubin", device=None, backend="auto")
     y = k(x)                      # output allocated like x (torch / CuPy / numpy)
     k(x, out=y, stream=s)         # s: int handle, torch.cuda.Stream, CuPy stream
+    k(x, dim=1)                   # an inner-layout kernel (softgen --layout inner): softmax
+                                  # over dim 1 of x, whose later dims are contiguous
 
 The host target (no GPU): numpy arrays and CPU tensors run kernels compiled for
 target "host" on this machine's CPU through the runtime's host backend (JIT-ed
@@ -27,7 +29,10 @@ to load()); set_host_threads(n) or $SOFTGEN_HOST_THREADS sets the CPU threads.
 Arrays: torch tensors are read directly (data_ptr, dtype, stride: bf16 works);
 anything else through __cuda_array_interface__ (typestr <f2, <f4; bf16 as
 "<V2" is accepted when the object says dtype bfloat16). Shape [M, N], or more
-dims whose leading dims view as rows; the last dim must have stride 1.
+dims whose leading dims view as rows; the last dim must have stride 1. Kernels of
+the inner layout (k.layout == "inner") take the reduced dim `dim` instead: the
+dims after it are contiguous (they are `inner`), those before it view as one
+outer index (_inner_view).
 Errors from the runtime raise softgen.Error (a RuntimeError); argument
 mismatches raise ArgumentError, which is both an Error and a ValueError.
 """
@@ -145,10 +150,45 @@ def _shape(x):
     return tuple(x.shape) if _is_torch(x) else tuple(_interface(x)[0]["shape"])
 
 
-def _describe(x, what, output=False):
+def _inner_view(shape, strides, dim, what):
+    """(rows, cols, row_stride, inner, n_stride) of an array seen as [outer, N, inner]
+    for a reduction over dim (the inner layout; strides in elements): the dims after
+    dim must be contiguous (inner = their product), the dims before it must nest into
+    one outer index, and dim's stride must be at least inner. Raises ValueError."""
+    nd = len(shape)
+    if not 0 <= dim < nd:
+        raise ValueError(f"{what}: dim {dim} out of range for shape {tuple(shape)}")
+    inner = 1
+    for j in range(nd - 1, dim, -1):
+        if shape[j] > 1 and strides[j] != inner:
+            raise ValueError(f"{what}: the dims after dim {dim} of shape {tuple(shape)} are not "
+                             f"contiguous (strides {tuple(strides)})")
+        inner *= shape[j]
+    cols = shape[dim]
+    n_stride = strides[dim] if cols > 1 else inner
+    if n_stride < inner:
+        raise ValueError(f"{what}: dim {dim} has stride {n_stride}, less than the {inner} "
+                         "elements of the dims after it")
+    outer, outer_stride = 1, None
+    for j in range(dim - 1, -1, -1):
+        if shape[j] == 1:
+            continue
+        if outer_stride is not None and strides[j] != outer_stride * outer:
+            raise ValueError(f"{what}: the dims before dim {dim} of shape {tuple(shape)} cannot "
+                             f"be viewed as one (strides {tuple(strides)})")
+        if outer_stride is None:
+            outer_stride = strides[j]
+        outer *= shape[j]
+    if outer_stride is None or outer <= 1:
+        outer_stride = (cols - 1) * n_stride + inner
+    return outer * inner, cols, outer_stride, inner, n_stride
+
+
+def _describe(x, what, output=False, dim=None):
     """(sgrt Tensor, place) for a torch tensor, a CAI array or a host
     (__array_interface__) array; place: "host" for host memory, else the GPU's
-    ordinal or None. output: the array is written (a read-only one is refused)."""
+    ordinal or None. output: the array is written (a read-only one is refused).
+    dim: an inner-layout kernel's reduced dim (None: rows)."""
     if _is_torch(x):
         name = str(x.dtype)
         if name not in _TORCH_DTYPES:
@@ -156,6 +196,10 @@ def _describe(x, what, output=False):
         dtype = _TORCH_DTYPES[name]
         if x.device.type not in ("cuda", "cpu"):
             raise ValueError(f"{what}: tensor is on {x.device}, not a GPU or the CPU")
+        if dim is not None:
+            view = _inner_view(list(x.shape), list(x.stride()), dim % max(x.dim(), 1), what)
+            return _rt.Tensor(x.data_ptr(), view[0], view[1], view[2], dtype, view[3],
+                              view[4]), "host" if x.device.type == "cpu" else x.device.index
         rows, cols, rs = _rows_view(list(x.shape), list(x.stride()), what)
         place = "host" if x.device.type == "cpu" else x.device.index
         return _rt.Tensor(x.data_ptr(), rows, cols, rs, dtype), place
@@ -183,11 +227,15 @@ def _describe(x, what, output=False):
         if any(s % size for s in cai["strides"]):
             raise ValueError(f"{what}: strides {cai['strides']} are not whole elements")
         strides = [s // size for s in cai["strides"]]
-    rows, cols, rs = _rows_view(shape, strides, what)
     if place is None and _is_cupy(x):
         place = x.device.id
     elif place is None and hasattr(x, "device") and isinstance(getattr(x, "device"), int):
         place = x.device
+    if dim is not None:
+        view = _inner_view(shape, strides, dim % max(len(shape), 1), what)
+        return _rt.Tensor(cai["data"][0] or None, view[0], view[1], view[2], dtype, view[3],
+                          view[4]), place
+    rows, cols, rs = _rows_view(shape, strides, what)
     return _rt.Tensor(cai["data"][0] or None, rows, cols, rs, dtype), place
 
 
@@ -247,6 +295,7 @@ class Kernel:
         self.target, self.arch = m.target.decode(), m.arch.decode()
         self.n, self.block, self.rows_per_block = m.n, m.block, m.rows_per_block
         self.cluster, self.vector_bytes = m.cluster, m.vector_bytes
+        self.layout = _rt.LAYOUT_NAMES[m.layout] if 0 <= m.layout < 2 else str(m.layout)
         self.tensors = [(m.tensors[i].name.decode(), bool(m.tensors[i].is_output),
                          _rt.DTYPE_NAMES[m.tensors[i].dtype]) for i in range(m.ntensors)]
         self.scalars = [(m.scalars[i].name.decode(), "i64" if m.scalars[i].is_i64 else "f32")
@@ -276,7 +325,7 @@ class Kernel:
 
     def __repr__(self):
         return (f"<softgen.Kernel {self.kernel} {self.template} n={self.n} {self.arch} "
-                f"tensors={self.tensors}>")
+                f"layout={self.layout} tensors={self.tensors}>")
 
     @property
     def image(self):
@@ -295,10 +344,12 @@ class Kernel:
         with open(path, "wb") as f:
             f.write(self.image)
 
-    def __call__(self, *inputs, out=None, stream=None, **scalars):
-        """Launches on inputs (torch / CAI arrays, in the kernel's order);
-        scalars by name (e.g. scale=0.125, L=128, offset=0) when the kernel
-        has scalar parameters (self.scalars)."""
+    def __call__(self, *inputs, out=None, stream=None, dim=None, **scalars):
+        """Launches on inputs (in template order) into out (allocated like the first
+        input when None). dim: for an inner-layout kernel, the reduced dim (default 1
+        for 3-D arrays [outer, N, inner]); rows-layout kernels take none. Scalars by
+        name (e.g. scale=0.125, L=128, offset=0) when the kernel has scalar
+        parameters (self.scalars)."""
         names = [s[0] for s in self.scalars]
         if set(scalars) != set(names):
             raise TypeError(f"{self.kernel} takes scalars ({', '.join(names) or 'none'}), got "
@@ -323,6 +374,15 @@ class Kernel:
                 out = [cupy.empty_like(x) for t in outs]
             else:
                 raise TypeError("out= is required unless the input is a torch, CuPy or numpy array")
+        if self.layout == "inner" and dim is None:
+            x0 = inputs[0]
+            nd = len(_shape(x0))
+            if nd != 3:
+                raise TypeError(f"{self.kernel} has the inner layout: give dim= (the reduced dim "
+                                f"of the {nd}-d input)")
+            dim = 1
+        if self.layout != "inner" and dim is not None:
+            raise TypeError(f"{self.kernel} has the rows layout (it reduces the last dim): no dim=")
         single = not isinstance(out, (list, tuple))
         outs_given = [out] if single else list(out)
         if len(outs_given) != len(outs):
@@ -334,7 +394,7 @@ class Kernel:
         device, keep, back = None, [], []  # keep: the aligned copies the launch reads
         for i, (name, a) in enumerate(arrays):
             what, is_out = f"tensor '{name}'", self.tensors[i][1]
-            t, dev = _describe(a, what, output=is_out)
+            t, dev = _describe(a, what, output=is_out, dim=dim)
             if dev == "host" and not host:
                 raise ValueError(f"{what} is in host memory but {self.kernel} runs on a GPU "
                                  f"(target {self.target})")
@@ -350,7 +410,7 @@ class Kernel:
                 keep.append(tmp)
                 if is_out:
                     back.append((a, tmp))
-                t, _ = _describe(tmp, what, output=is_out)
+                t, _ = _describe(tmp, what, output=is_out, dim=dim)
             elif dev is not None and dev != "host":
                 if device is not None and dev != device:
                     raise ValueError(f"tensor '{name}' is on device {dev}, others on {device}")

@@ -19,7 +19,9 @@ STATUS_NAMES = ["SG_OK", "SG_ERR_INVALID_ARGUMENT", "SG_ERR_PARSE", "SG_ERR_CONS
 DTYPE_F16, DTYPE_BF16, DTYPE_F32 = 0, 1, 2
 DTYPE_NAMES = ["f16", "bf16", "f32"]
 DTYPE_SIZES = [2, 2, 4]
-ARG_TENSOR, ARG_ROWS, ARG_STRIDE = 0, 1, 2
+ARG_TENSOR, ARG_ROWS, ARG_STRIDE, ARG_INNER, ARG_NSTRIDE, ARG_SCALAR = 0, 1, 2, 3, 4, 5
+LAYOUT_ROWS, LAYOUT_INNER = 0, 1
+LAYOUT_NAMES = ["rows", "inner"]
 BACKENDS = {"auto": 0, "cuda": 1, "hip": 2, "host": 3}
 
 
@@ -49,12 +51,13 @@ class Meta(ctypes.Structure):
                 ("persistent", ctypes.c_uint), ("dsmem", ctypes.c_uint),
                 ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
                 ("nargs", ctypes.c_int), ("args", MetaArg * 40),
-                ("nscalars", ctypes.c_int), ("scalars", MetaScalar * 8)]
+                ("nscalars", ctypes.c_int), ("scalars", MetaScalar * 8), ("layout", ctypes.c_int)]
 
 
 class Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("rows", ctypes.c_int64), ("cols", ctypes.c_int64),
-                ("row_stride", ctypes.c_int64), ("dtype", ctypes.c_int)]
+                ("row_stride", ctypes.c_int64), ("dtype", ctypes.c_int), ("inner", ctypes.c_int64),
+                ("n_stride", ctypes.c_int64)]
 
 
 def find_library(filename, env_var):

@@ -21,11 +21,14 @@ on-disk cache holds no host code), or taken from a preloaded `--emit so`
 library, and launched synchronously through the runtime's host backend on
 set_host_threads() / $SOFTGEN_HOST_THREADS CPU threads. numpy in, numpy out.
 
-Shapes: the kernels compute rows along the last dim (contiguous, any row stride).
-For torch tensors, dim other than the last is handled by moving it last and
-copying (x.movedim(dim, -1).contiguous(): one extra read and write of x and of
-the result; torch.softmax has no such cost), as is a last dim whose stride is not
-1. Other arrays (numpy included) raise UnsupportedError for those. dtype=... on
+Shapes: along the last dim, the kernels compute rows (contiguous, any row stride).
+Along another dim d, when the dims after d are contiguous (their product is
+`inner`) and those before it view as one outer index, an inner-layout kernel
+(softgen --layout inner: one compiled per (template, N = size of d, dtype)) reads
+x in place as [outer, N, inner], with no copy; this holds for any contiguous
+tensor. Otherwise torch tensors are moved and copied (x.movedim(d, -1)
+.contiguous(): one extra read and write of x and of the result), as is a last
+dim whose stride is not 1; other arrays raise UnsupportedError. dtype=... on
 softmax and log_softmax of a torch input picks the kernel that reads x's dtype
 and writes dtype (the template's U: f16 in, f32 out, no cast copy; torch casts x
 first, same values since both compute in f32); on the backward passes it casts
@@ -37,15 +40,15 @@ import ctypes
 import os
 
 from . import _cc, _host, _rt
-from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _is_cupy, _is_torch,
-               _raise, _runtime, _shape, _stats)
+from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _inner_view, _is_cupy,
+               _is_torch, _raise, _runtime, _shape, _stats)
 
 _TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
 _NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
           "f32": "f32", "float32": "f32", "float": "f32"}
 
-_kernels = {}   # (template, n, dtype, target, arch, constraints, backend) -> Kernel
-_prebuilt = {}  # (template, n, dtype, target, arch) -> Kernel (preload)
+_kernels = {}   # (template, n, dtype, target, arch, constraints, backend, layout) -> Kernel
+_prebuilt = {}  # (template, n, dtype, target, arch, layout) -> Kernel (preload)
 _kernel_path_done = False
 
 
@@ -83,7 +86,8 @@ def _templates_dir():
 
 
 def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, constraints=None,
-            emit="auto", device=None, backend="auto", cache=True, out_dtype=None):
+            emit="auto", device=None, backend="auto", cache=True, out_dtype=None,
+            layout="rows"):
     """Compiles a kernel ahead of time and returns it as a Kernel (loaded on the
     device of its first call; .image has the code object's bytes, .save(path)
     writes it). template: a name in the templates directory, a .sgt path, or
@@ -96,7 +100,8 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
     target="host" (or backend="host"): a kernel for this CPU (arch "native",
     or a CPU name such as "x86-64-v3"); emit "auto" JIT-compiles it in process
     (no code object, no disk cache), emit "shared" links a shared library
-    (.image, .save; ld.lld or cc, not cached)."""
+    (.image, .save; ld.lld or cc, not cached). layout: "rows" (reduce the last
+    dim) or "inner" (reduce dim N of [outer, N, inner]; call with dim=)."""
     if N is None:
         raise TypeError("compile() needs N, the row length")
     lib = _cc.load()
@@ -104,6 +109,8 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         raise Error(f"SG_ERR_UNSUPPORTED: no compiler: {_cc.load_error} (set SOFTGEN_LIB_DIR, "
                     "or use prebuilt code objects with softgen.preload)", "SG_ERR_UNSUPPORTED")
     dt = _dtype_name(dtype)
+    if layout not in _rt.LAYOUT_NAMES:
+        raise ValueError(f"layout must be one of {_rt.LAYOUT_NAMES}, not {layout!r}")
     if target is None and backend == "host":
         target = "host"
     if target == "host":
@@ -140,6 +147,7 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         o.constraints = arr
         o.nconstraints = len(texts)
     o.problem = _cc.Problem(int(N), _rt.DTYPE_NAMES.index(dt), c(target), c(arch))
+    o.problem.layout = _rt.LAYOUT_NAMES.index(layout)
     if out_dtype is not None:
         o.problem.out_dtype_set = 1
         o.problem.out_dtype = _rt.DTYPE_NAMES.index(_dtype_name(out_dtype))
@@ -196,7 +204,8 @@ def preload(*paths, backend="auto"):
                 image = fh.read()
             k = Kernel(image, None, None, backend, eager=False)
             dt, out_dt = k.tensors[0][2], [t[2] for t in k.tensors if t[1]][0]
-            key = (k.template, k.n, dt if out_dt == dt else (dt, out_dt), k.target, k.arch)
+            key = (k.template, k.n, dt if out_dt == dt else (dt, out_dt), k.target, k.arch,
+                   k.layout)
             if key not in _prebuilt:
                 _prebuilt[key] = k
                 count += 1
@@ -215,7 +224,7 @@ def cache_clear():
     _kernels.clear()
 
 
-def _kernel(template, n, dt, place, backend, out_dt=None):
+def _kernel(template, n, dt, place, backend, out_dt=None, layout="rows"):
     """The kernel for place: "host" (the CPU) or a GPU ordinal."""
     global _kernel_path_done
     if not _kernel_path_done:
@@ -232,21 +241,60 @@ def _kernel(template, n, dt, place, backend, out_dt=None):
         rt = _runtime(backend, device)
         target = "amdgpu" if _rt.lib.sgrt_backend_name(rt).decode() == "hip" else "nvptx"
         arch = _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
-    key = (template, n, dt, target, arch, None, backend)
+    key = (template, n, dt, target, arch, None, backend, layout)
     if out_dt is not None and out_dt != dt:
-        key = (template, n, (dt, out_dt), target, arch, None, backend)
+        key = (template, n, (dt, out_dt), target, arch, None, backend, layout)
     k = _kernels.get(key)
     if k is not None:
         _stats["memory_hits"] += 1
         return k
-    k = _prebuilt.get(key[:5])
+    k = _prebuilt.get(key[:5] + (layout,))
     if k is not None:
         _stats["prebuilt_hits"] += 1
     else:
         k = compile(template, N=n, dtype=dt, arch=arch, target=target, device=device,
-                    backend=backend, out_dtype=out_dt)
+                    backend=backend, out_dtype=out_dt, layout=layout)
     _kernels[key] = k
     return k
+
+
+def _strides_of(a):
+    """(shape, strides in elements) of a torch tensor or CAI array; None when the
+    CAI typestr is not one softgen takes or its strides are not whole elements."""
+    if _is_torch(a):
+        return list(a.shape), list(a.stride())
+    cai = a.__cuda_array_interface__
+    shape = list(cai["shape"])
+    size = {"<f2": 2, "<f4": 4, "<V2": 2}.get(cai["typestr"], 0)
+    if not size:
+        return None
+    if cai.get("strides") is None:
+        strides, acc = [], 1
+        for s in reversed(shape):
+            strides.insert(0, acc)
+            acc *= s
+        return shape, strides
+    if any(s % size for s in cai["strides"]):
+        return None
+    return shape, [s // size for s in cai["strides"]]
+
+
+def _inner_ok(arrays, d, min_inner=2):
+    """Whether every array views as [outer, N, inner] for a reduction over d, with
+    the same inner >= min_inner (the inner layout reads them in place)."""
+    inner = None
+    for a in arrays:
+        ss = _strides_of(a)
+        if ss is None:
+            return False
+        try:
+            view = _inner_view(ss[0], ss[1], d, "")
+        except ValueError:
+            return False
+        if view[3] < min_inner or (inner is not None and view[3] != inner):
+            return False
+        inner = view[3]
+    return True
 
 
 def _rowwise(template, inputs, dim, dtype, out, stream, backend):
@@ -279,6 +327,21 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
         ydt = getattr(torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[out_dt]) \
             if out_dt else None
         moved = d != ndim - 1
+        name = _TORCH_TO_SG.get(str(ins[0].dtype))
+        if moved and name and ins[0].numel() > 0 and _inner_ok(ins, d):
+            # the inner layout: x read in place as [outer, N, inner], no copy
+            direct = out is not None and out.dtype == (ydt or ins[0].dtype) and \
+                _inner_ok([ins[0], out], d)
+            y = out if direct else torch.empty_like(ins[0], dtype=ydt)
+            if not _inner_ok([y], d):
+                y = torch.empty_like(ins[0], dtype=ydt, memory_format=torch.contiguous_format)
+            place = "host" if ins[0].device.type == "cpu" else ins[0].device.index or 0
+            k = _kernel(template, ins[0].shape[d], name, place, backend, out_dt, layout="inner")
+            k(*ins, out=y, stream=stream, dim=d)
+            if out is not None and y is not out:
+                out.copy_(y)
+                return out
+            return y
         if moved:
             ins = [t.movedim(d, -1) for t in ins]
         ins = [t if t.is_contiguous() else t.contiguous() for t in ins]
@@ -303,13 +366,15 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
             out.copy_(y)
             return out
         return y
-    if d != ndim - 1:
-        raise UnsupportedError(f"{template}: dim={dim} is not the last dim: softgen's kernels "
-                               "reduce along the last, contiguous dim; move it last first "
-                               "(a torch tensor is moved and copied automatically)",
-                               "SG_ERR_UNSUPPORTED")
+    inner = d != ndim - 1
+    if inner and 0 not in shape and not (_inner_ok(inputs, d, 1) and (out is None or _inner_ok([x, out], d, 1))):
+        raise UnsupportedError(f"{template}: dim={dim} is not the last dim and the dims after it "
+                               "are not contiguous: softgen's kernels reduce the last, contiguous "
+                               "dim or (the inner layout) a dim whose later dims are contiguous; "
+                               "make them so first (a torch tensor is moved and copied "
+                               "automatically)", "SG_ERR_UNSUPPORTED")
     try:
-        t, place = _describe(x, f"{template} input")
+        t, place = _describe(x, f"{template} input", dim=d if inner else None)
     except _LastDimStride as e:
         raise UnsupportedError(f"{e}: softgen's kernels need a contiguous last dim (a torch "
                                "tensor is copied automatically)", "SG_ERR_UNSUPPORTED") from None
@@ -328,8 +393,8 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
                             "CuPy and numpy outputs are allocated)")
     if t.cols == 0 or t.rows == 0:
         return out
-    k = _kernel(template, t.cols, name, place or 0, backend)
-    return k(*inputs, out=out, stream=stream)
+    k = _kernel(template, t.cols, name, place or 0, backend, layout="inner" if inner else "rows")
+    return k(*inputs, out=out, stream=stream, dim=d if inner else None)
 
 
 def softmax(x, dim=-1, dtype=None, *, out=None, stream=None, backend="auto"):

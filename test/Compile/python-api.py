@@ -13,6 +13,7 @@
 # RUN: env PYTHONPATH=%pysrc SOFTGEN_LIB_DIR=%rtlib SOFTGEN_CACHE=1 SOFTGEN_CACHE_DIR=%t.cache SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_ARCH=sm_80 FAKE_CUDA_LOG=%t.log2 %python %s %S/../Runtime/Inputs again %t.kernels | FileCheck --check-prefix=AGAIN %s
 # No compiler library: prebuilt kernels from SOFTGEN_KERNEL_PATH, else a clear error.
 # RUN: env PYTHONPATH=%pysrc SOFTGEN_RT_LIBRARY=%rtlib/libsoftgen_rt.so SOFTGEN_LIBRARY=/nonexistent/libsoftgen.so SOFTGEN_KERNEL_PATH=%t.kernels SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_ARCH=sm_80 FAKE_CUDA_LOG=%t.log3 %python %s %S/../Runtime/Inputs prebuilt %t.kernels | FileCheck --check-prefix=PREBUILT %s
+import math
 import random
 import sys
 
@@ -33,6 +34,26 @@ def expect(label, fn):
         kinds = [c.__name__ for c in (softgen.UnsupportedError, softgen.Error, NotImplementedError,
                                       TypeError, ValueError, IndexError) if isinstance(e, c)]
         print(label, "->", "/".join(kinds), ":", e)
+
+
+def inner_error(vals, got, shape, d):
+    """max |got - softmax over dim d| of row-major vals of shape (float64 reference)."""
+    d %= len(shape)
+    inner = 1
+    for e in shape[d + 1:]:
+        inner *= e
+    n = shape[d]
+    outer = len(vals) // (n * inner)
+    worst = 0.0
+    for o in range(outer):
+        for i in range(inner):
+            at = [o * n * inner + k * inner + i for k in range(n)]
+            row = [vals[a] for a in at]
+            mx = max(row)
+            e = [math.exp(v - mx) for v in row]
+            s = sum(e)
+            worst = max(worst, max(abs(got[a] - v / s) for a, v in zip(at, e)))
+    return worst
 
 
 def check_softmax(x_vals, y):
@@ -83,8 +104,9 @@ if MODE == "first":
     # CHECK-NEXT: no template -> Error : SG_ERR_IO: {{.*}}kernels-templates/nosuch.sgt: cannot open: No such file or directory
     expect("bad arch", lambda: softgen.compile("softmax", N=64, arch="sm_1", target="nvptx"))
     # CHECK-NEXT: bad arch -> Error/ValueError : unknown arch 'sm_1' for target nvptx
-    expect("dim 0", lambda: softgen.softmax(x, dim=0, out=y))
-    # CHECK-NEXT: dim 0 -> UnsupportedError/Error/NotImplementedError : softmax: dim=0 is not the last dim{{.*}}
+    expect("dim 0 strided", lambda: softgen.softmax(FakeArray((3, 4, 5), strides=(160, 40, 8)),
+                                                    dim=1, out=FakeArray((3, 4, 5))))
+    # CHECK-NEXT: dim 0 strided -> UnsupportedError/Error/NotImplementedError : softmax: dim=1 is not the last dim and the dims after it are not contiguous{{.*}}
     expect("dim 2", lambda: softgen.softmax(x, dim=2, out=y))
     # CHECK-NEXT: dim 2 -> IndexError : dim 2 out of range for 2 dims
     expect("no out", lambda: softgen.softmax(x))
@@ -95,6 +117,42 @@ if MODE == "first":
     # CHECK-NEXT: bad dtype -> TypeError : dtype 'float64' not supported (float16, bfloat16, float32)
     expect("shapes", lambda: softgen.softmax_backward(x, FakeArray((M, 8)), out=y))
     # CHECK-NEXT: shapes -> ValueError : softmax_backward: shapes differ: (3, 1000) and (3, 8)
+
+    # Another dim than the last: an inner-layout kernel reads the array in place as
+    # [outer, N, inner] (the double computes in that layout from the arguments
+    # the binding passed: inner, the outer stride and the stride along N).
+    for shape, d in (((3, 1000), 0), ((2, 5, 7), 1), ((4, 3, 2, 5), -3), ((4, 3, 2, 5), 2)):
+        cnt = 1
+        for e in shape:
+            cnt *= e
+        xv = [random.gauss(0, 3) for _ in range(cnt)]
+        xa, ya = FakeArray(shape), FakeArray(shape)
+        xa.set(xv)
+        softgen.softmax(xa, dim=d, out=ya)
+        print("inner", shape, d, "correct", inner_error(xv, ya.get(cnt), shape, d) < 1e-6)
+    # CHECK-NEXT: inner (3, 1000) 0 correct True
+    # CHECK-NEXT: inner (2, 5, 7) 1 correct True
+    # CHECK-NEXT: inner (4, 3, 2, 5) -3 correct True
+    # CHECK-NEXT: inner (4, 3, 2, 5) 2 correct True
+    print("inner compiles", softgen.cache_info()["compiles"])
+    # CHECK-NEXT: inner compiles 8
+    # LOG: cuLaunchKernel fn=softgen_softmax_f32_n3_inner {{.*}} M=1000 stride_x=3000 stride_y=3000 inner=1000 nstride_x=1000 nstride_y=1000
+    # LOG: cuLaunchKernel fn=softgen_softmax_f32_n5_inner {{.*}} M=14 stride_x=35 stride_y=35 inner=7 nstride_x=7 nstride_y=7
+    # LOG: cuLaunchKernel fn=softgen_softmax_f32_n3_inner {{.*}} M=40 stride_x=30 stride_y=30 inner=10 nstride_x=10 nstride_y=10
+    # LOG: cuLaunchKernel fn=softgen_softmax_f32_n2_inner {{.*}} M=60 stride_x=10 stride_y=10 inner=5 nstride_x=5 nstride_y=5
+    k = softgen.compile("softmax", N=5, dtype="f32", arch="sm_80", target="nvptx", layout="inner")
+    print("inner kernel", k.kernel, k.layout)
+    # CHECK-NEXT: inner kernel softgen_softmax_f32_n5_inner inner
+    expect("inner kernel without dim", lambda: k(FakeArray((2, 3, 5, 7)), out=FakeArray((2, 3, 5, 7))))
+    # CHECK-NEXT: inner kernel without dim -> TypeError : softgen_softmax_f32_n5_inner has the inner layout: give dim= (the reduced dim of the 4-d input)
+    xa, ya = FakeArray((2, 5, 7)), FakeArray((2, 5, 7))
+    xa.set([random.gauss(0, 1) for _ in range(70)])
+    k(xa, out=ya)
+    print("inner kernel on [2, 5, 7]", inner_error(xa.get(70), ya.get(70), (2, 5, 7), 1) < 1e-6)
+    # CHECK-NEXT: inner kernel on [2, 5, 7] True
+    expect("bad layout", lambda: softgen.compile("softmax", N=5, arch="sm_80", target="nvptx",
+                                                 layout="columns"))
+    # CHECK-NEXT: bad layout -> ValueError : layout must be one of ['rows', 'inner'], not 'columns'
 
     # Ahead of time: compile for another arch without touching the device, save,
     # and a template given as text.

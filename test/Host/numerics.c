@@ -5,12 +5,18 @@
  * on its host backend, so a numerical regression in the shared codegen fails
  * here.
  *
- *   softgen-host-check TEMPLATES_DIR [--via-so] [--quick]
+ *   softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] [-C TEXT]
  *     default:   each kernel compiled in-process (sg_jit_create) and registered
  *                with sgrt_kernel_load_host
  *     --via-so:  each kernel linked into a shared library (SG_EMIT_SHARED) and
  *                loaded from its bytes with sgrt_kernel_load_data (dlopen)
  *     --quick:   fewer row lengths
+ *     --inner:   kernels of the inner layout (--layout inner: softmax over dim
+ *                N of [outer, N, inner] tensors), N = 1, 7, 1000, 5000, and the
+ *                launches of inner_cases below instead of those that follow
+ *     -C TEXT:   constraints every kernel is resolved with (e.g.
+ *                'PipelineConstraint(online=1)': tiled rows reduce max and sum
+ *                in one online pass)
  *
  * Kernels: softmax, log_softmax, softmax_backward, log_softmax_backward x f32,
  * f16, bf16 x N (1, odd, short, tiled long rows, vector widths down to 1).
@@ -22,6 +28,11 @@
  *   large M  M = 3001 (N <= 1027), on 3 CPU threads
  *   shift    softmax, log_softmax: y(x + 100) against the reference of x and
  *            against y(x) (x + 100 exact in the dtype)
+ * Inner layout (--inner), per kernel: [outer, N, inner] = [5, N, 1], [3, N, 3],
+ * [2, N, 64], [1, N, 1000] (rows m = o * inner + i of the kinds above),
+ * contiguous; [3, N, 3] with n_stride = inner + 2 and the outer stride 7
+ * past the slice (gaps NaN in the inputs, guarded in the output); the shift
+ * case on [2, N, 64]; on 1 to 3 CPU threads.
  * Checks per launch (suite.py's): outputs NaN exactly where the reference is
  * (PyTorch: rows of all -inf, a +inf or a NaN are NaN rows); outputs poisoned
  * (NaN bits) before launch, so an unwritten element fails; +-inf exactly where
@@ -62,6 +73,7 @@ typedef struct kernel {
   sgrt_kernel *k;
   sg_jit *jit;
   unsigned vb, tiles;
+  sg_layout layout;
 } kernel;
 
 typedef struct verdict {
@@ -71,6 +83,7 @@ typedef struct verdict {
 } verdict;
 
 static sgrt_runtime *rt;
+static const char *constraints; /* -C TEXT, or NULL */
 static sg_rng rng = {0x9e3779b97f4a7c15ull};
 
 __attribute__((format(printf, 2, 3))) static void fail(verdict *v, const char *fmt, ...) {
@@ -184,7 +197,8 @@ static double allowance(const kernel *K, const double *in0, const double *in1, c
 }
 
 typedef struct launch {
-  int64_t m, stride;
+  int64_t m, stride;             /* rows layout: M rows, stride apart */
+  int64_t inner, nstride, outer; /* inner layout (inner > 0): stride is the outer stride */
   double *in[2]; /* M x N values of the inputs (rounded) */
   double *ref;   /* M x N */
   unsigned char *alloc[3];
@@ -194,6 +208,26 @@ typedef struct launch {
 
 static unsigned esize(const kernel *K) { return sg_dtype_size(K->dt); }
 
+/* Element index of (row r, column c) in a tensor of the launch. */
+static size_t at(const launch *L, int64_t r, int64_t c) {
+  if (!L->inner)
+    return (size_t)(r * L->stride + c);
+  return (size_t)(r / L->inner * L->stride + c * L->nstride + r % L->inner);
+}
+/* Elements a tensor of the launch spans. */
+static size_t span(const launch *L, int64_t n) {
+  return L->inner ? (size_t)(L->outer * L->stride) : (size_t)(L->m * L->stride);
+  (void)n;
+}
+/* 1 where element e of a tensor is (row, column) of the view, else 0. */
+static unsigned char *view_mask(const launch *L, int64_t n) {
+  unsigned char *mask = calloc(span(L, n) + 1, 1);
+  for (int64_t r = 0; mask && r < L->m; r++)
+    for (int64_t c = 0; c < n; c++)
+      mask[at(L, r, c)] = 1;
+  return mask;
+}
+
 /* Allocates and fills tensors (inputs with NaN padding, output poisoned with
  * NaN bits, 0x5a guards and gaps), launches, returns the status. */
 static sg_status run(kernel *K, launch *L, sg_diag *d) {
@@ -201,21 +235,22 @@ static sg_status run(kernel *K, launch *L, sg_diag *d) {
   sgrt_tensor t[3];
   unsigned es = esize(K);
   for (int i = 0; i <= nin; i++) {
-    L->bytes[i] = (size_t)(L->m * L->stride) * es;
+    L->bytes[i] = span(L, K->n) * es;
     sg_status st = sgrt_mem_alloc(rt, L->bytes[i] + 2 * GUARD, (void **)&L->alloc[i], d);
     if (st)
       return st;
     L->data[i] = L->alloc[i] + GUARD;
     memset(L->alloc[i], 0x5a, L->bytes[i] + 2 * GUARD);
+    for (size_t e = 0; i < nin && e < span(L, K->n); e++) /* padding */
+      sg_host_put(L->data[i], e, K->dt, NAN);
     for (int64_t r = 0; r < L->m; r++)
-      for (int64_t c = 0; c < L->stride; c++) {
-        size_t at = (size_t)(r * L->stride + c);
-        if (i == nin && c < K->n)
-          memset((unsigned char *)L->data[i] + at * es, 0xff, es); /* poison */
-        else if (i < nin)
-          sg_host_put(L->data[i], at, K->dt, c < K->n ? (float)L->in[i][r * K->n + c] : NAN);
+      for (int64_t c = 0; c < K->n; c++) {
+        if (i == nin)
+          memset((unsigned char *)L->data[i] + at(L, r, c) * es, 0xff, es); /* poison */
+        else
+          sg_host_put(L->data[i], at(L, r, c), K->dt, (float)L->in[i][r * K->n + c]);
       }
-    t[i] = (sgrt_tensor){L->data[i], L->m, K->n, L->stride, K->dt};
+    t[i] = (sgrt_tensor){L->data[i], L->m, K->n, L->stride, K->dt, L->inner, L->nstride};
   }
   return sgrt_kernel_launch(K->k, t, nin + 1, NULL, d);
 }
@@ -233,15 +268,16 @@ static void check(kernel *K, launch *L, verdict *v) {
         fail(v, "guard: a byte around the %s changed", i == nin ? "output" : "input");
         break;
       }
-    for (int64_t r = 0; r < L->m; r++)
-      for (int64_t c = n; c < L->stride && i == nin; c++)
-        if (memcmp(a + GUARD + (size_t)(r * L->stride + c) * es, "\x5a\x5a\x5a\x5a", es) != 0) {
-          fail(v, "guard: the gap after output row %lld was written", (long long)r);
-          break;
-        }
+    unsigned char *mask = i == nin ? view_mask(L, n) : NULL;
+    for (size_t e = 0; mask && e < span(L, n); e++)
+      if (!mask[e] && memcmp(a + GUARD + e * es, "\x5a\x5a\x5a\x5a", es) != 0) {
+        fail(v, "guard: output element %zu, in a gap between rows, was written", e);
+        break;
+      }
+    free(mask);
     for (int64_t r = 0; r < L->m && i < nin; r++)
       for (int64_t c = 0; c < n; c++) {
-        double x = sg_host_get(L->data[i], (size_t)(r * L->stride + c), K->dt), w = L->in[i][r * n + c];
+        double x = sg_host_get(L->data[i], at(L, r, c), K->dt), w = L->in[i][r * n + c];
         if (!(x == w || (isnan(x) && isnan(w)))) {
           fail(v, "input: row %lld changed (%g, was %g)", (long long)r, x, w);
           break;
@@ -254,7 +290,7 @@ static void check(kernel *K, launch *L, verdict *v) {
     int finite = 0;
     row_terms(K, in0, in1, n, terms);
     for (int64_t c = 0; c < n; c++) {
-      double y = sg_host_get(L->data[nin], (size_t)(r * L->stride + c), K->dt);
+      double y = sg_host_get(L->data[nin], at(L, r, c), K->dt);
       double rr = round_to(ref[c], K->dt);
       if (isnan(y) != isnan(ref[c])) {
         fail(v, "nan: %s row %lld col %lld: output %g, reference %g (NaN: unwritten or wrong)",
@@ -357,10 +393,14 @@ static sg_status build(kernel *K, const char *dir, int via_so, sg_diag *d) {
   sg_plan *plan = NULL;
   sg_module *m = NULL;
   sg_buffer so = {0};
-  sg_problem p = {.n = K->n, .dtype = K->dt, .target = "host"};
+  sg_problem p = {.n = K->n, .dtype = K->dt, .target = "host", .layout = K->layout};
+  sg_constraints *c = NULL;
   sg_status st = sg_template_load(path, &t, d);
+  if (!st && constraints && !(st = sg_constraints_create(&c, d)))
+    st = sg_constraints_parse(c, "-C", constraints, strlen(constraints), d);
   if (!st)
-    st = sg_plan_resolve(t, NULL, &p, &plan, d);
+    st = sg_plan_resolve(t, c, &p, &plan, d);
+  sg_constraints_destroy(c);
   if (!st)
     st = sg_codegen(t, plan, &m, d);
   if (!st)
@@ -409,18 +449,33 @@ static int test_kernel(kernel *K, const char *dir, int via_so) {
     return 1;
   }
   int64_t per = K->vb / esize(K) ? K->vb / esize(K) : 1;
-  struct {
-    int64_t m, pad;
+  typedef struct lcase {
+    int64_t m, pad; /* rows; rows layout: stride - N; inner layout: outer */
     unsigned threads;
     int shift;
-  } plan[4] = {{37, 0, 1, 0}, {23, 3 * per, 2, 0}, {3001, 0, 3, 0}, {37, 0, 2, 1}};
+    int64_t inner, npad, opad; /* inner layout: inner, nstride - inner, stride - slice */
+  } lcase;
+  static const lcase inner_cases[] = {{5, 0, 1, 0, 1, 0, 0},  {3, 0, 2, 0, 3, 0, 0},
+                                      {2, 0, 3, 0, 64, 0, 0}, {1, 0, 2, 0, 1000, 0, 0},
+                                      {3, 0, 3, 0, 3, 2, 7},  {2, 0, 2, 1, 64, 0, 0}};
+  lcase rows_cases[] = {{37, 0, 1, 0, 0, 0, 0}, {23, 3 * per, 2, 0, 0, 0, 0},
+                        {3001, 0, 3, 0, 0, 0, 0}, {37, 0, 2, 1, 0, 0, 0}};
+  int inner = K->layout == SG_LAYOUT_INNER, ncases = inner ? 6 : 4;
+  const lcase *plan = inner ? inner_cases : rows_cases;
   launch base = {0};
-  for (int i = 0; i < 4 && !st; i++) {
-    if ((i == 2 && K->n > 1027) || (i == 3 && K->backward))
+  for (int i = 0; i < ncases && !st; i++) {
+    if ((!inner && i == 2 && K->n > 1027) || (plan[i].shift && K->backward))
       continue;
     launch L = {0};
     L.m = plan[i].m;
     L.stride = K->n + plan[i].pad;
+    if (inner) { /* [outer, N, inner] */
+      L.outer = plan[i].m;
+      L.inner = plan[i].inner;
+      L.m = L.outer * L.inner;
+      L.nstride = L.inner + plan[i].npad;
+      L.stride = (K->n - 1) * L.nstride + L.inner + plan[i].opad;
+    }
     if (sgrt_host_set_threads(rt, plan[i].threads, &d) || prepare(K, &L, NULL)) {
       fail(&v, "setup: %s", d.message);
       release(&L);
@@ -432,6 +487,9 @@ static int test_kernel(kernel *K, const char *dir, int via_so) {
       shift_base(K, &base);
       L.m = base.m;
       L.stride = base.stride;
+      L.inner = base.inner;
+      L.nstride = base.nstride;
+      L.outer = base.outer;
       if (prepare(K, &L, &base))
         break;
       for (int64_t j = 0; j < L.m * K->n; j++) /* the reference of x, not of x + 100 */
@@ -448,7 +506,7 @@ static int test_kernel(kernel *K, const char *dir, int via_so) {
     if (!st && plan[i].shift) { /* y(x + 100) against y(x) as the reference */
       for (int64_t r = 0; r < L.m; r++)
         for (int64_t c = 0; c < K->n; c++)
-          L.ref[r * K->n + c] = sg_host_get(base.data[1], (size_t)(r * base.stride + c), K->dt);
+          L.ref[r * K->n + c] = sg_host_get(base.data[1], at(&base, r, c), K->dt);
       check(K, &L, &v);
     }
     release(&L);
@@ -456,8 +514,9 @@ static int test_kernel(kernel *K, const char *dir, int via_so) {
   }
   if (st)
     fail(&v, "launch: %s", d.message);
-  printf("%s - %s %s N=%lld (vector %u B, %u tile%s): %d launches, worst rel/tol %.3f%s%s\n",
-         v.failures ? "not ok" : "ok", K->tpl, sg_dtype_name(K->dt), (long long)K->n, K->vb, K->tiles,
+  printf("%s - %s %s N=%lld%s (vector %u B, %u tile%s): %d launches, worst rel/tol %.3f%s%s\n",
+         v.failures ? "not ok" : "ok", K->tpl, sg_dtype_name(K->dt), (long long)K->n,
+         inner ? " inner" : "", K->vb, K->tiles,
          K->tiles == 1 ? "" : "s", launches, v.worst, v.failures ? ": " : "", v.first);
   sgrt_kernel_destroy(K->k);
   sg_jit_destroy(K->jit);
@@ -466,17 +525,22 @@ static int test_kernel(kernel *K, const char *dir, int via_so) {
 
 int main(int argc, char **argv) {
   const char *dir = NULL;
-  int via_so = 0, quick = 0;
+  int via_so = 0, quick = 0, inner = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--via-so") == 0)
       via_so = 1;
     else if (strcmp(argv[i], "--quick") == 0)
       quick = 1;
+    else if (strcmp(argv[i], "--inner") == 0)
+      inner = 1;
+    else if (strcmp(argv[i], "-C") == 0 && i + 1 < argc)
+      constraints = argv[++i];
     else
       dir = argv[i];
   }
   if (!dir) {
-    fprintf(stderr, "usage: softgen-host-check TEMPLATES_DIR [--via-so] [--quick]\n");
+    fprintf(stderr, "usage: softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] "
+            "[-C TEXT]\n");
     return 2;
   }
   sg_diag d;
@@ -488,12 +552,14 @@ int main(int argc, char **argv) {
   static const char *const tpls[] = {"softmax", "log_softmax", "softmax_backward", "log_softmax_backward"};
   static const int64_t full[] = {1, 7, 64, 1000, 1027, 4096, 12345, 40000};
   static const int64_t brief[] = {1, 7, 1000, 12345};
-  const int64_t *ns = quick ? brief : full;
-  int nn = quick ? 4 : 8, passed = 0, failed = 0;
+  static const int64_t inner_ns[] = {1, 7, 1000, 5000}, inner_brief[] = {7, 1000};
+  const int64_t *ns = inner ? (quick ? inner_brief : inner_ns) : quick ? brief : full;
+  int nn = inner && quick ? 2 : quick || inner ? 4 : 8, passed = 0, failed = 0;
   for (int ti = 0; ti < 4; ti++)
     for (int dt = 0; dt < SG_DTYPE_COUNT; dt++)
       for (int i = 0; i < nn; i++) {
-        kernel K = {tpls[ti], ti >= 2, ti % 2 == 1, (sg_dtype)dt, ns[i], NULL, NULL, 0, 1};
+        kernel K = {tpls[ti], ti >= 2, ti % 2 == 1, (sg_dtype)dt, ns[i], NULL, NULL, 0, 1,
+                    inner ? SG_LAYOUT_INNER : SG_LAYOUT_ROWS};
         if (test_kernel(&K, dir, via_so))
           failed++;
         else

@@ -174,7 +174,8 @@ static double run_case(const kernel *K, const launch_case *lc, char *why, size_t
     int is_mask = strcmp(nm, "mask") == 0;
     void *data = mt->tensors[i].is_output ? dy : is_mask ? dmask
                  : (strcmp(nm, "y") == 0 && nin == 2) ? daux : dx;
-    t[i] = (sgrt_tensor){data, is_mask ? R : M, n, n, mt->tensors[i].dtype};
+    t[i] = (sgrt_tensor){.data = data, .rows = is_mask ? R : M, .cols = n, .row_stride = n,
+                         .dtype = mt->tensors[i].dtype};
   }
   double scalars[3];
   for (int i = 0; i < mt->nscalars; i++)

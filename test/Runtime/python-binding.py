@@ -86,6 +86,28 @@ expect("amdgpu on cuda", lambda: softgen.load(f"{INPUTS}/softmax_f16.hsaco.in", 
 # CHECK: amdgpu on cuda -> ArgumentError/Error/ValueError : {{.*}}softmax_f16.hsaco.in: code object targets 'amdgpu' but the cuda backend runs 'nvptx' code objects
 kb = softgen.load(open(f"{INPUTS}/softmax_bf16.ptx", "rb").read())
 print(kb)
-# CHECK: <softgen.Kernel softgen_softmax_bf16_n1024 softmax n=1024 sm_90 tensors=[('x', False, 'bf16'), ('y', True, 'bf16')]>
+# CHECK: <softgen.Kernel softgen_softmax_bf16_n1024 softmax n=1024 sm_90 layout=rows tensors=[('x', False, 'bf16'), ('y', True, 'bf16')]>
+expect("dim on a rows kernel", lambda: k(x, out=y, dim=0))
+# CHECK: dim on a rows kernel -> TypeError : softgen_softmax_f32_n1024 has the rows layout (it reduces the last dim): no dim=
+
+# An inner-layout kernel (f16, N = 1024): [outer, N, inner] arrays with dim=;
+# the binding passes inner, the outer strides and the strides along N.
+ki = softgen.load(f"{INPUTS}/softmax_f16_inner.ptx")
+print(ki.layout, ki)
+# CHECK: inner <softgen.Kernel softgen_softmax_f16_n1024_inner softmax n=1024 sm_90 layout=inner
+xi, yi = FakeArray((2, 1024, 3), "<f2"), FakeArray((2, 1024, 3), "<f2")
+ki(xi, out=yi)
+ki(FakeArray((3, 2, 1024, 5), "<f2"), out=FakeArray((3, 2, 1024, 5), "<f2"), dim=2)
+ki(FakeArray((1024, 8), "<f2", strides=(32, 2)), out=FakeArray((1024, 8), "<f2"), dim=0)
+# LOG: cuLaunchKernel fn=softgen_softmax_f16_n1024_inner {{.*}} M=6 stride_x=3072 stride_y=3072 inner=3 nstride_x=3 nstride_y=3
+# LOG: cuLaunchKernel fn=softgen_softmax_f16_n1024_inner {{.*}} M=30 stride_x=5120 stride_y=5120 inner=5 nstride_x=5 nstride_y=5
+# LOG: cuLaunchKernel fn=softgen_softmax_f16_n1024_inner {{.*}} M=8 stride_x=16376 stride_y=8192 inner=8 nstride_x=16 nstride_y=8
+expect("inner without dim", lambda: ki(FakeArray((2, 1024), "<f2"), out=FakeArray((2, 1024), "<f2")))
+# CHECK: inner without dim -> TypeError : softgen_softmax_f16_n1024_inner has the inner layout: give dim= (the reduced dim of the 2-d input)
+expect("inner not contiguous", lambda: ki(FakeArray((2, 1024, 3), "<f2", strides=(12288, 12, 4)),
+                                          out=yi, dim=1))
+# CHECK: inner not contiguous -> ValueError : tensor 'x': the dims after dim 1 of shape (2, 1024, 3) are not contiguous (strides (6144, 6, 2))
+expect("inner of another N", lambda: ki(FakeArray((2, 512, 3), "<f2"), out=FakeArray((2, 512, 3), "<f2"), dim=1))
+# CHECK: inner of another N -> ArgumentError/Error/ValueError : tensor 'x' (#0): cols 512 but the kernel was generated for n = 1024
 print("done")
 # CHECK: done

@@ -210,7 +210,7 @@ static sg_status resolve(const char *ctext, int64_t n, sg_dtype dt, const char *
   sg_constraints *c = NULL;
   sg_constraints_create(&c, d);
   sg_status st = ctext ? sg_constraints_parse(c, "<c>", ctext, strlen(ctext), d) : SG_OK;
-  sg_problem p = {.n = n, .dtype = dt, .target = target, .arch = arch};
+  sg_problem p = {.n = n, .dtype = dt, .target = target, .arch = arch, .layout = SG_LAYOUT_ROWS};
   if (!st)
     st = sg_plan_resolve(t, c, &p, out, d);
   sg_constraints_destroy(c);
@@ -300,7 +300,7 @@ static void test_plan(void) {
              "<c>:1:35: vector_shapes: N: 16 elements of 2 bytes is 32 bytes, wider than the "
              "16-byte limit of a vector access",
              "plan error: vector too wide");
-  sg_problem p = {.n = 64, .dtype = SG_DTYPE_F16};
+  sg_problem p = {.n = 64, .dtype = SG_DTYPE_F16, .layout = SG_LAYOUT_ROWS};
   check(sg_plan_resolve(NULL, NULL, &p, &pl, &d) == SG_ERR_INVALID_ARGUMENT,
         "plan: NULL template is SG_ERR_INVALID_ARGUMENT");
   check(strcmp(sg_plan_kernel_name(NULL), "") == 0, "plan: sg_plan_kernel_name(NULL) is \"\"");
@@ -453,6 +453,67 @@ static void test_meta(void) {
         "meta: sg_meta_find without metadata");
 }
 
+/* The inner layout's metadata: "layout inner", "arg inner", "arg nstride T". */
+static void test_meta_layout(void) {
+  sg_meta m, back;
+  sg_diag d;
+  char text[2048], again[2048];
+  size_t len = 0;
+  sample_meta(&m);
+  m.layout = SG_LAYOUT_INNER;
+  m.args[m.nargs++] = (sg_meta_arg){SG_ARG_INNER, -1};
+  m.args[m.nargs++] = (sg_meta_arg){SG_ARG_NSTRIDE, 1};
+  m.args[m.nargs++] = (sg_meta_arg){SG_ARG_NSTRIDE, 0};
+  sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
+  check(st == SG_OK && strstr(text, "layout inner\n") &&
+            strstr(text, "arg inner\narg nstride y\narg nstride x\nend\n"),
+        "meta layout: format writes the layout and the inner args");
+  st = sg_meta_parse(text, len, &back, &d);
+  check(st == SG_OK && back.layout == SG_LAYOUT_INNER && back.nargs == 8 &&
+            back.args[5].kind == SG_ARG_INNER && back.args[5].tensor == -1 &&
+            back.args[6].kind == SG_ARG_NSTRIDE && back.args[6].tensor == 1 &&
+            back.args[7].kind == SG_ARG_NSTRIDE && back.args[7].tensor == 0,
+        "meta layout: parse(format(m)) keeps layout and args");
+  check(sg_meta_format(&back, again, sizeof again, NULL, &d) == SG_OK && strcmp(again, text) == 0,
+        "meta layout: format(parse(text)) == text");
+  sample_meta(&m);
+  check(sg_meta_format(&m, text, sizeof text, &len, &d) == SG_OK && !strstr(text, "layout") &&
+            sg_meta_parse(text, len, &back, &d) == SG_OK && back.layout == SG_LAYOUT_ROWS,
+        "meta layout: rows is the default, not written");
+  m.args[0].kind = (sg_arg_kind)9;
+  check(sg_meta_format(&m, text, sizeof text, &len, &d) == SG_ERR_INVALID_ARGUMENT,
+        "meta layout: format refuses an invalid arg kind");
+  sg_layout l = SG_LAYOUT_ROWS;
+  check(sg_layout_parse("inner", &l) == 0 && l == SG_LAYOUT_INNER &&
+            sg_layout_parse("columns", &l) == -1 && l == SG_LAYOUT_INNER &&
+            strcmp(sg_layout_name(SG_LAYOUT_ROWS), "rows") == 0 &&
+            strcmp(sg_layout_name(SG_LAYOUT_COUNT), "?") == 0,
+        "meta layout: names");
+#define INNER_HEAD META_HEAD "tensor x in f16\narg tensor x\n"
+  meta_error(META_HEAD "layout columns\nend\n", "metadata line 8: layout must be 'rows' or 'inner'",
+             "meta layout error: unknown layout");
+  meta_error(INNER_HEAD "arg inner\nend\n", "metadata 'arg inner' needs 'layout inner'",
+             "meta layout error: arg inner in the rows layout");
+  meta_error(INNER_HEAD "arg nstride x\nend\n", "metadata 'arg nstride' needs 'layout inner'",
+             "meta layout error: arg nstride in the rows layout");
+  meta_error(INNER_HEAD "layout inner\narg nstride x\nend\n",
+             "metadata of layout inner needs one 'arg inner', got 0",
+             "meta layout error: no arg inner");
+  meta_error(INNER_HEAD "layout inner\narg inner\narg inner\narg nstride x\nend\n",
+             "metadata of layout inner needs one 'arg inner', got 2",
+             "meta layout error: arg inner twice");
+  meta_error(INNER_HEAD "layout inner\narg inner\nend\n",
+             "metadata of layout inner needs one 'arg nstride x', got 0",
+             "meta layout error: no arg nstride");
+  meta_error(INNER_HEAD "layout inner\narg inner\narg nstride q\nend\n",
+             "metadata line 12: arg names undeclared tensor 'q'",
+             "meta layout error: arg nstride of an undeclared tensor");
+  meta_error(INNER_HEAD "arg inner x\nend\n",
+             "metadata line 10: arg must be 'rows', 'inner', 'tensor NAME', 'stride NAME' or "
+             "'nstride NAME'", "meta layout error: arg inner with a tensor");
+#undef INNER_HEAD
+}
+
 static void test_dtype(void) {
   sg_dtype dt = SG_DTYPE_COUNT;
   check(sg_dtype_parse("f16", &dt) == 0 && dt == SG_DTYPE_F16, "dtype: f16");
@@ -479,6 +540,7 @@ int main(void) {
   test_constraints();
   test_plan();
   test_meta();
+  test_meta_layout();
   test_dtype();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

@@ -62,10 +62,11 @@ if [ -z "$SOFTGEN" ]; then
   for s in "$BUILD/softgen" "$ROOT/build/softgen"; do [ -x "$s" ] && { SOFTGEN=$s; break; }; done
 fi
 if [ -n "$SOFTGEN" ]; then
-  for job in "f16 8192 nvptx" "bf16 1000 nvptx" "f32 64 nvptx" "f16 4096 amdgpu"; do
+  for job in "f16 8192 nvptx rows" "bf16 1000 nvptx rows" "f32 64 nvptx rows" "f16 4096 amdgpu rows" \
+    "f16 64 nvptx inner" "f32 1000 amdgpu inner"; do
     set -- $job
     ASAN_OPTIONS=detect_leaks=0 "$SOFTGEN" softmax -D N="$2" --dtype "$1" --target "$3" \
-      --emit asm -o "$WORK/fuzz_meta/gen-$1-$2-$3.asm" >/dev/null 2>&1 || true
+      --layout "$4" --emit asm -o "$WORK/fuzz_meta/gen-$1-$2-$3-$4.asm" >/dev/null 2>&1 || true
   done
 else
   echo "run.sh: no softgen binary found; fuzz_meta seeds without generated PTX" >&2

@@ -15,6 +15,11 @@
 # N (ns_tpl below, those the generator accepts), automatic plan only: <template>_<dtype>_n<N>_auto;
 # their rejections are recorded as "(template T, dtype ...)" so that run.sh's table of
 # rejected softmax N reads softmax lines only.
+# The inner layout (softgen --layout inner: softmax over dim N of [outer, N, inner]
+# tensors, no copy): every template x dtype at the N of ns_inner, automatic plan,
+# set "inner": <template>_<dtype>_n<N>_inner.cubin (suite.py launches them on
+# [outer, N, inner] tensors with dim=1; torch_api.py preloads them for softgen.softmax
+# over a dim other than the last).
 set -euo pipefail
 build=${1:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]} out=${2:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]}
 arch=${3:-sm_90}
@@ -32,6 +37,7 @@ ns_issue="1 2 3 31 32 33 100 127 128 129 192 1000 1023 1024 1025 4097 8192 16384
 ns_large="32769 49152 65535 65536 65537 98304 131072 196608 262144 524288 1048576"
 templates="log_softmax softmax_backward log_softmax_backward"
 ns_tpl="1 33 128 1000 1025 4097 8192 32768 65536 131072"
+ns_inner="1 7 33 1000 4097 8192 32768"
 
 # Constraint sets: the automatic plan, plus user-given ones that force other paths.
 # Several -C texts are separated by '|'.
@@ -53,6 +59,7 @@ declare -A sets=(
 ptx_list="f32:1000:auto f16:1025:auto bf16:129:rows4 f16:33:t1 f32:LARGEST:auto"
 
 for s in $set_names; do printf '%s\t%s\n' "$s" "${sets[$s]}" >>"$out/sets.tsv"; done
+printf 'inner\t(--layout inner)\n' >>"$out/sets.tsv"
 
 # Which large N the generator accepts (automatic plan), per dtype.
 declare -A ns
@@ -86,36 +93,47 @@ for t in $templates; do
   done
 done
 
-# The job list, in manifest order: name, template, dtype, N, set, ext, constraint text.
+# The job list, in manifest order: name, template, dtype, N, set, ext, other softgen
+# flags ('-': none; no spaces), constraint text.
 jobs="$tmp/jobs"
 : >"$jobs"
 for dt in f16 bf16 f32; do
   for n in ${ns[$dt]}; do
     for s in $set_names; do
-      printf 'softmax_%s_n%s_%s\tsoftmax\t%s\t%s\t%s\tcubin\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
+      printf 'softmax_%s_n%s_%s\tsoftmax\t%s\t%s\t%s\tcubin\t-\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
     done
   done
 done
 for p in $ptx_list; do
   IFS=: read -r dt n s <<<"$p"
   [ "$n" = LARGEST ] && n=$largest_f32
-  printf 'softmax_%s_n%s_%s_ptx\tsoftmax\t%s\t%s\t%s\tptx\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
+  printf 'softmax_%s_n%s_%s_ptx\tsoftmax\t%s\t%s\t%s\tptx\t-\t%s\n' "$dt" "$n" "$s" "$dt" "$n" "$s" "${sets[$s]}" >>"$jobs"
 done
 for t in $templates; do
   for dt in f16 bf16 f32; do
     for n in ${tns[$t:$dt]}; do
-      printf '%s_%s_n%s_auto\t%s\t%s\t%s\tauto\tcubin\t\n' "$t" "$dt" "$n" "$t" "$dt" "$n" >>"$jobs"
+      printf '%s_%s_n%s_auto\t%s\t%s\t%s\tauto\tcubin\t-\t\n' "$t" "$dt" "$n" "$t" "$dt" "$n" >>"$jobs"
+    done
+  done
+done
+for t in softmax $templates; do
+  for dt in f16 bf16 f32; do
+    for n in $ns_inner; do
+      printf '%s_%s_n%s_inner\t%s\t%s\t%s\tinner\tcubin\t--layout=inner\t\n' "$t" "$dt" "$n" "$t" \
+        "$dt" "$n" >>"$jobs"
     done
   done
 done
 
 job() { # one job line -> $tmp/<name>.ok (manifest line) or $tmp/<name>.rej
-  local name tpl dt n s ext cons c=() parts p emit=obj what
-  IFS=$'\t' read -r name tpl dt n s ext cons <<<"$1"
+  local name tpl dt n s ext cons flags c=() parts p emit=obj what
+  IFS=$'\t' read -r name tpl dt n s ext flags cons <<<"$1"
+  [ "$flags" = - ] && flags=""
   IFS='|' read -ra parts <<<"$cons"
   for p in ${parts[@]+"${parts[@]}"}; do [ -n "$p" ] && c+=(-C "$p"); done
   [ "$ext" = ptx ] && emit=asm
-  if "$SG" "$tpl" -D N="$n" --dtype "$dt" --arch "$ARCH" ${c[@]+"${c[@]}"} --emit "$emit" \
+  # shellcheck disable=SC2086 # flags: words
+  if "$SG" "$tpl" -D N="$n" --dtype "$dt" --arch "$ARCH" ${c[@]+"${c[@]}"} $flags --emit "$emit" \
        -o "$OUT/$name.$ext" >/dev/null 2>"$TMP/$name.err"; then
     printf '%s.%s\t%s\t%s\t%s\t%s\n' "$name" "$ext" "$tpl" "$dt" "$n" "$s" >"$TMP/$name.ok"
   else
@@ -199,6 +217,7 @@ fi
   for t in $templates; do
     echo "$t (auto plan only): $(for dt in f16 bf16 f32; do printf '%s N =%s; ' "$dt" "${tns[$t:$dt]}"; done)"
   done
+  echo "inner layout (every template and dtype, set inner): N = $ns_inner"
 } >"$out/info.txt"
 echo "generated $(wc -l <"$out/manifest.tsv") code objects in $out" \
   "($(wc -l <"$out/rejected.txt") rejected, see rejected.txt); largest f32 N: $largest_f32"

@@ -9,7 +9,8 @@
 #   3 lit       the REQUIRES: cuda lit tests: through lit when it and FileCheck are there,
 #               else their RUN lines directly with a small CHECK matcher (noted as such)
 #   4 check     softgen-run --check (float64 CPU reference) of every softmax object, M = 1 and
-#               4096 (softgen-run has a softmax reference only: suite.py checks the others)
+#               4096 (softgen-run has a softmax reference only: suite.py checks the others);
+#               inner-layout objects (set inner) on [M / I, N, I] tensors, I = min(M, 128)
 #   5 suite     test/gpu/suite.py (PyTorch, through the Python binding)
 #   6 sanitizer compute-sanitizer memcheck (with leak check), racecheck, synccheck and
 #               initcheck on one kernel per path, softgen-run --check --rows 300
@@ -245,30 +246,33 @@ fi
 # ---- 4 softgen-run --check of every object, M = 1 and 4096 ---------------------------
 t=$(date +%s)
 mkdir -p "$tmp/chk"
-chk() { # OBJECT M; rc 98: not started, the stage's time was up
+chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
   local b l left
   b=$(basename "$1")
   l="$CHK/$b.m$2"
   left=$((CHK_END - $(date +%s)))
   if [ "$left" -lt 5 ]; then echo "not run: the check stage's time was up" >"$l.log"; echo 98 >"$l.rc"; return; fi
-  timeout "$((left < 240 ? left : 240))" "$SGRUN" --check --rows "$2" "$1" >"$l.log" 2>&1
+  timeout "$((left < 240 ? left : 240))" "$SGRUN" --check --rows "$2" --inner "${3:-1}" "$1" >"$l.log" 2>&1
   echo $? >"$l.rc"
 }
 export -f chk
 export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 240))
 # M = 4096, or fewer rows where 4096 rows exceed 2^24 elements (the float64 CPU
 # reference of softgen-run is single-threaded; the suite covers large M)
-awk -F'\t' '$2 == "softmax" { print $1 "\t" $4 }' "$objs/manifest.tsv" | while read -r f n; do
+awk -F'\t' '$2 == "softmax" { print $1 "\t" $4 "\t" $5 }' "$objs/manifest.tsv" | while read -r f n s; do
   m=4096
   [ $((n * m)) -gt 16777216 ] && m=$((16777216 / n > 0 ? 16777216 / n : 1))
-  printf '%s\0%s\0' "$objs/$f" 1 "$objs/$f" "$m"
-done | xargs -0 -n 2 -P "$jobs_n" bash -c 'chk "$1" "$2"' _
+  inner=1
+  [ "$s" = inner ] && inner=$((m < 128 ? m : 128)) && m=$((m / inner * inner))
+  printf '%s\0%s\0%s\0' "$objs/$f" 1 1 "$objs/$f" "$m" "$inner"
+done | xargs -0 -n 3 -P "$jobs_n" bash -c 'chk "$1" "$2" "$3"' _
 : >"$out/check.log"
 : >"$tmp/chk.rows"
-while IFS=$'\t' read -r f tpl dt n _set; do
+while IFS=$'\t' read -r f tpl dt n set; do
   [ "$tpl" = softmax ] || continue
   mbig=4096
   [ $((n * mbig)) -gt 16777216 ] && mbig=$((16777216 / n > 0 ? 16777216 / n : 1))
+  [ "$set" = inner ] && mbig=$((mbig / (mbig < 128 ? mbig : 128) * (mbig < 128 ? mbig : 128)))
   for m in 1 "$mbig"; do
     l="$tmp/chk/$f.m$m"
     rc=$(cat "$l.rc" 2>/dev/null || echo 99)
@@ -343,6 +347,8 @@ san_objs=(
   "log_softmax_backward_bf16_n65536_auto.cubin:template log_softmax_backward, staged over a cluster"
   "variants/safe_attention_softmax_f16_f16_n32768.cubin:scale, repeated mask rows, causal, safe; staged over a cluster"
   "variants/causal_softmax_f32_f32_n1000.cubin:causal, scalars, masked tail"
+  "softmax_f16_n4097_inner.cubin:inner layout (--inner 3), tiled rows, online pass"
+  "softmax_backward_f32_n33_inner.cubin:inner layout (--inner 3), two inputs, rows in registers"
 )
 tools="memcheck racecheck synccheck initcheck"
 if [ -z "$san" ]; then
@@ -364,7 +370,7 @@ else
       scaled_softmax*|masked_softmax*) scalars=(--scalar scale=0.125) ;;
     esac
     timeout "$left" "$SANITIZER" --tool "$2" ${extra[@]+"${extra[@]}"} --error-exitcode 97 \
-      "$SGRUN" ${scalars[@]+"${scalars[@]}"} --check --rows 300 "$1" >"$l.log" 2>&1
+      "$SGRUN" ${scalars[@]+"${scalars[@]}"} --check --rows 300 --inner 3 "$1" >"$l.log" 2>&1
     echo $? >"$l.rc"
   }
   export -f sanone

@@ -62,6 +62,13 @@ The same cases, launch machinery and checks nan / written / guard / input, excep
            ill-conditioned rows (e.g. softmax_backward of a near one-hot y, where dx is
            all cancellation); the log shows "ratio" (rel / that tolerance) and, where it
            is above TOL, floor and allow
+Inner-layout objects (set "inner", softgen --layout inner, every template): the rows of
+make_inputs, r = o * inner + i, laid out as [outer, N, inner] tensors (INNER_SHAPES: inner
+1, 3, 8, 64, 96, 1000; a stride along N of inner + pad with NaN / sentinel in the pad) and
+launched with dim=1, then every check above on those rows (guards include the pad); the
+shift case on [2, N, 64]; "torch inner": k(x, dim=1) on a contiguous [2, N, 6] tensor
+(output allocated by the binding) against the float64 reference of torch's function
+over dim 1.
 A second self-test runs the same torch stand-ins (computing in f32) for each template
 present in the manifest.
 """
@@ -89,6 +96,11 @@ KINDS = ["normal", "large", "equal", "all_-inf", "one_+inf", "one_nan", "half_-i
          "one_finite", "near_max", "tiny"]
 GROUPS = ["N<=1024", "1025-8192", "N>8192"]
 MAX_ELEMS = 1 << 28
+# Inner-layout objects (set "inner"): (outer, inner, pad, stream) per case; rows
+# r = o * inner + i get the row kinds of make_rows
+INNER_SHAPES = [(1, 1, 0, "default"), (5, 1, 0, "default"), (2, 3, 0, "default"),
+                (4, 64, 0, "default"), (1, 1000, 0, "default"), (3, 3, 2, "default"),
+                (2, 96, 5, "explicit"), (64, 8, 0, "current")]
 # Per template: its tensors (name, is_output) in template order and the torch function
 # of its torch.* case. Inputs are passed to the kernel in that order: k(dy, y, out=dx).
 TEMPLATES = {
@@ -420,10 +432,13 @@ def padded_stride(n, es):
 # ---------------------------------------------------------------- launch and check
 
 def launch_checked(k, e, case, x_rows, rs_in=None, rs_out=None, stream_mode="default",
-                   mixed=True):
+                   mixed=True, inner=None):
     """Copies x_rows (the input, or a tuple of the inputs in template order) into (maybe
     padded) inputs, launches into a poisoned, guarded output and runs every check of
-    e.template; fills case.values/failures; returns the output view."""
+    e.template; fills case.values/failures; returns the output view ([M, N] rows).
+    inner: (I, pad) for an inner-layout kernel: the rows r = o * I + i become
+    [M / I, N, I] tensors whose stride along N is I + pad (the pad NaN in the inputs,
+    sentinel in the output), launched with dim=1."""
     ins_rows = x_rows if isinstance(x_rows, tuple) else (x_rows,)
     m, n = ins_rows[0].shape
     dt = tdtype(e.dtype)
@@ -431,38 +446,58 @@ def launch_checked(k, e, case, x_rows, rs_in=None, rs_out=None, stream_mode="def
     it = idtype(es)
     rs_in, rs_out = rs_in or n, rs_out or n
     xins, xs = [], []
+    iv, ipad = inner if inner else (1, 0)
+    shape = (m // iv, n, iv + ipad) if inner else (m, rs_in)
     for rows in ins_rows:
-        xin = torch.empty(m, rs_in, device="cuda", dtype=dt)
+        xin = torch.empty(*shape, device="cuda", dtype=dt)
+        if inner:
+            xin[:, :, iv:] = float("nan")
+            xin[:, :, :iv] = rows.reshape(m // iv, iv, n).transpose(1, 2)
+            xins.append(xin)
+            xs.append(xin[:, :, :iv])
+            continue
         if rs_in > n:
             xin[:, n:] = float("nan")  # a kernel reading the padding turns rows NaN
         xin[:, :n] = rows
         xins.append(xin)
         xs.append(xin[:, :n])
     g = GUARD_BYTES // es
-    big = torch.full((g + m * rs_out + g,), SENTINEL[es], device="cuda", dtype=it)
-    outer = big[g:g + m * rs_out].view(m, rs_out)
-    outer[:, :n] = POISON
-    y = outer.view(dt)[:, :n]
+    span = m * rs_out if not inner else m // iv * n * (iv + ipad)
+    big = torch.full((g + span + g,), SENTINEL[es], device="cuda", dtype=it)
+    if inner:
+        outer = big[g:g + span].view(m // iv, n, iv + ipad)
+        outer[:, :, :iv] = POISON
+        y = outer.view(dt)[:, :, :iv]
+    else:
+        outer = big[g:g + m * rs_out].view(m, rs_out)
+        outer[:, :n] = POISON
+        y = outer.view(dt)[:, :n]
     befores = [xin.view(it).clone() for xin in xins]
+    dim = {"dim": 1} if inner else {}
 
     cur = torch.cuda.current_stream()
     if stream_mode == "explicit":
         s = torch.cuda.Stream()
         s.wait_stream(cur)
-        k(*xs, out=y, stream=s)
+        k(*xs, out=y, stream=s, **dim)
         cur.wait_stream(s)
     elif stream_mode == "current":
         s = torch.cuda.Stream()
         s.wait_stream(cur)
         with torch.cuda.stream(s):
-            k(*xs, out=y)
+            k(*xs, out=y, **dim)
         cur.wait_stream(s)
     else:
-        k(*xs, out=y)
+        k(*xs, out=y, **dim)
 
-    guard = (big[:g] != SENTINEL[es]).sum() + (big[g + m * rs_out:] != SENTINEL[es]).sum()
-    if rs_out > n:
+    guard = (big[:g] != SENTINEL[es]).sum() + (big[g + span:] != SENTINEL[es]).sum()
+    if inner and ipad:
+        guard = guard + (outer[:, :, iv:] != SENTINEL[es]).sum()
+    if not inner and rs_out > n:
         guard = guard + (outer[:, n:] != SENTINEL[es]).sum()
+    if inner:  # the checks below read rows: row r = o * I + i of [M / I, N, I]
+        xs = [x.transpose(1, 2).reshape(m, n) for x in xs]
+        y = y.transpose(1, 2).reshape(m, n)
     changed = (xins[0].view(it) != befores[0]).sum()
     for xin, before in zip(xins[1:], befores[1:]):
         changed = changed + (xin.view(it) != before).sum()
@@ -785,20 +820,33 @@ def run_object(e, gen, quick):
         plan.append((tcase, 6, None, None))
     if tpl == "softmax" and e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
         plan.append(("binding errors", 4, None, None))
-    for what, m, layout, mode in plan:
+    if e.set == "inner":  # [outer, N, inner] (inner, pad: the stride along N is inner + pad)
+        plan = [("mixed", o * i, "inner", mode, (i, p)) for o, i, p, mode in INNER_SHAPES
+                if o * i <= cap and (not quick or mode == "default")]
+        if tpl in SHIFT_TEMPLATES and not quick:
+            plan.append(("shift", 128, "inner", "default", (64, 0)))
+        plan.append(("torch inner", 12, None, None))
+    for what, m, layout, mode, *inner in plan:
+        inner = inner[0] if inner else None
         label = what if what != "mixed" else f"{layout}{'' if mode == 'default' else ', ' + mode + ' stream'}"
-        c = Case(e, label, m)
+        if inner:
+            label = f"{what if what != 'mixed' else ''} [{m // inner[0]}, N, {inner[0]}]" + \
+                (f" n_stride {inner[0] + inner[1]}" if inner[1] else "") + \
+                ("" if mode == "default" else f", {mode} stream")
+        c = Case(e, label.strip(), m)
         t = time.time()
         try:
             if what == "mixed":
                 x = make_inputs(tpl, m, n, dt, gen)
                 rs = padded_stride(n, es) if layout == "strided" else None
-                launch_checked(k, e, c, x, rs, rs, mode)
+                launch_checked(k, e, c, x, rs, rs, mode, inner=inner)
+            elif what == "torch inner":
+                torch_case_inner(k, e, c, gen)
             elif what == "shift":
                 x, xs = shift_pair(m, n, dt, gen)
-                y0 = launch_checked(k, e, c, x, mixed=False).clone()
+                y0 = launch_checked(k, e, c, x, mixed=False, inner=inner).clone()
                 c1 = Case(e, "shift+100", m)
-                y1 = launch_checked(k, e, c1, xs, mixed=False)
+                y1 = launch_checked(k, e, c1, xs, mixed=False, inner=inner)
                 c.failures += [f"x+100: {f}" for f in c1.failures]
                 c.values["rel+100"] = c1.values["rel"]
                 d = (y1.double() - y0.double())
@@ -854,6 +902,47 @@ def run_object(e, gen, quick):
         out[-1].failures.append(f"raised at synchronize: {type(ex).__name__}: {ex}")
     del k
     return out
+
+
+def torch_case_inner(k, e, c, gen):
+    """An inner-layout kernel on a contiguous [2, N, 6] torch tensor, dim=1, output
+    allocated by the binding, against the float64 reference of torch's function over
+    dim 1 (judge()'s tolerance for softmax, compare_rows' for the others, on the rows
+    r = o * 6 + i); torch's own result in the dtype is logged beside (torch_ratio)."""
+    n, dt, tpl = e.n, tdtype(e.dtype), e.template
+    ins = [(torch.randn(2, n, 6, device="cuda", generator=gen) * 2).to(dt)]
+    if tpl in ("softmax_backward", "log_softmax_backward"):
+        fwd = torch.softmax if tpl == "softmax_backward" else torch.log_softmax
+        ins = [ins[0], fwd(torch.randn(2, n, 6, device="cuda", generator=gen).double(),
+                           dim=1).to(dt)]
+    y = k(*ins, dim=1)
+    if tpl in ("softmax", "log_softmax"):
+        f = getattr(torch, tpl)
+        t, ref = f(ins[0], dim=1), f(ins[0].double(), dim=1)
+    else:
+        f = torch._softmax_backward_data if tpl == "softmax_backward" \
+            else torch._log_softmax_backward_data
+        t, ref = f(ins[0], ins[1], 1, dt), f(ins[0].double(), ins[1].double(), 1, torch.float64)
+    rows = [a.transpose(1, 2).reshape(-1, n) for a in [y, t, ref] + ins]
+    if y.shape != ins[0].shape or y.dtype != dt:
+        c.failures.append(f"k(x, dim=1) gave {tuple(y.shape)} {y.dtype}")
+        return
+    if tpl == "softmax":  # rel by norm against max(TOL, 2 x rounding floor), as judge()
+        yd, td, ref = rows[0].double(), rows[1].double(), rows[2]
+        den = (ref * ref).sum(-1)
+        fl = torch.sqrt(((ref.to(dt).double() - ref) ** 2).sum(-1) / den).max()
+        tol = torch.clamp(2 * fl, min=TOL[e.dtype])
+        ry = torch.sqrt(((yd - ref) ** 2).sum(-1) / den).max()
+        rt = torch.sqrt(((td - ref) ** 2).sum(-1) / den).max()
+        vy, vt, rel = (ry / tol).item(), (rt / tol).item(), ry.item()
+    else:
+        ins64 = [a.double() for a in rows[3:]]
+        cy = compare_rows(tpl, ins64, rows[2], rows[0].double(), dt, e.dtype)
+        ct = compare_rows(tpl, ins64, rows[2], rows[1].double(), dt, e.dtype)
+        vy, vt, rel = cy["ratio"].max().item(), ct["ratio"].max().item(), cy["rel"].max().item()
+    c.values.update({"rel": rel, "ratio": vy, "torch_ratio": vt})
+    if not vy <= 1.0:
+        c.failures.append(f"rel/tol {vy:.3f} > 1 against the float64 reference")
 
 
 def torch_case_tpl(k, e, c, gen):

@@ -5,14 +5,18 @@ with a float64 reference.
 
 Needs: torch with a CUDA device, python/softgen, and either libsoftgen.so (compile on first
 use: set SOFTGEN_LIB_DIR) or, on the GPU machine without LLVM, the generated code objects:
-run() preloads the manifest's automatic-plan objects (set "auto") with softgen.preload.
+run() preloads the manifest's automatic-plan objects (sets "auto" and "inner", the latter
+of the inner layout) with softgen.preload.
 Produces: a list of (name, ok, detail) cases; cache_info() says which path ran.
 
 Cases per (dtype, N) where the objects exist (N in NS, for every template):
   fwd      softmax and log_softmax of x [4, 7, N] (x = 3 randn), dim=-1, against float64:
            rel err by norm <= max(TOL[dtype], 2 x the reference's own rounding error)
   match    softgen.softmax(x, -1) vs torch.softmax(x, -1), both in the dtype: same bound
-  dim0     softmax(x2, dim=0) for x2 [N, 6] (moved last and copied) vs torch.softmax(x2, 0)
+  dim0     softmax(x2, dim=0) for x2 [N, 6] vs torch.softmax(x2, 0): the inner layout (x2
+           read in place as [1, N, 6], no copy)
+  dim1     every template over dim 1 of [3, N, 5] (the inner layout) against float64; a
+           non-contiguous x (transposed inner dims: moved and copied) the same way
   cast     softmax(x, -1, dtype=torch.float32) on an f16/bf16 x vs torch's (f32 kernel)
   stream   softmax inside `with torch.cuda.stream(s)` on a non-default stream
   bwd      softmax_backward / log_softmax_backward (dy = randn, y from torch in the dtype)
@@ -45,7 +49,7 @@ def run(objects, say):
         with open(os.path.join(objects, "manifest.tsv")) as f:
             for line in f:
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) >= 5 and parts[4] == "auto":
+                if len(parts) >= 5 and parts[4] in ("auto", "inner"):
                     files.append(os.path.join(objects, parts[0]))
         vdir = os.path.join(objects, "variants")  # dtype= kernels (f16 in, f32 out)
         if os.path.isdir(vdir):
@@ -94,6 +98,33 @@ def run(objects, say):
                 e, b = _rel(y, r64), bound(r64, dt)
                 return y.shape == x2.shape and e <= b, f"rel {e:.2e} <= {b:.2e}"
             case(f"softmax {dt} N={n} dim0", dim0)
+
+            for fn, ref in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
+                def dim1(fn=fn, ref=ref):
+                    x3 = (2 * torch.randn(3, n, 5, device="cuda", generator=g)).to(tdt[dt])
+                    xt = x3.transpose(0, 2)  # [5, N, 3], inner dims not contiguous: copied
+                    res = []
+                    for xx in (x3, xt):
+                        y = getattr(softgen, fn)(xx, dim=1)
+                        r64 = ref(xx.double(), 1)
+                        res.append((_rel(y, r64), bound(r64, dt), y.shape == xx.shape))
+                    ok = all(e <= b and sh for e, b, sh in res)
+                    return ok, "; ".join(f"rel {e:.2e} <= {b:.2e}" for e, b, _ in res)
+                case(f"{fn} {dt} N={n} dim1", dim1)
+            for fn, fwdf, ref in (
+                    ("softmax_backward", torch.softmax, torch._softmax_backward_data),
+                    ("log_softmax_backward", torch.log_softmax,
+                     torch._log_softmax_backward_data)):
+                def bwd1(fn=fn, fwdf=fwdf, ref=ref):
+                    x3 = torch.randn(3, n, 5, device="cuda", generator=g)
+                    y = fwdf(x3.to(tdt[dt]), 1)
+                    dy = torch.randn(3, n, 5, device="cuda", generator=g).to(tdt[dt])
+                    dx = getattr(softgen, fn)(dy, y, dim=1)
+                    r64 = ref(dy.double(), y.double(), 1, torch.float64)
+                    e = _rel(dx, r64)
+                    b = 4 * max(TOL[dt], _rel(r64.to(tdt[dt]), r64))
+                    return dx.dtype == y.dtype and e <= b, f"rel {e:.2e} <= {b:.2e}"
+                case(f"{fn} {dt} N={n} dim1", bwd1)
 
             if dt != "f32":
                 def cast(x=x):

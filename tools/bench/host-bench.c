@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
         unsigned p = tc[ti];
         double tcopy = time_split(0, in, out, m, n, (size_t)n * es, p, runs);
         sgrt_host_set_threads(rt, p, &d);
-        sgrt_tensor t[2] = {{in, m, n, n, (sg_dtype)dt}, {out, m, n, n, (sg_dtype)dt}};
+        sgrt_tensor t[2] = {{in, m, n, n, (sg_dtype)dt, 0, 0}, {out, m, n, n, (sg_dtype)dt, 0, 0}};
         double tk[64];
         for (int r = -1; r < runs; r++) {
           double t0 = now();

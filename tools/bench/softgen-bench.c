@@ -333,7 +333,7 @@ static void bench_one(const options *o, sgrt_runtime *rt, void *scratch_a, void 
       unsigned es = sg_dtype_size(dt), vb = m->vector_bytes ? m->vector_bytes : 1;
       int64_t per = vb > es ? vb / es : 1;
       sgrt_tensor *t = &b.sets[s][i];
-      *t = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt};
+      *t = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt, 0, 0};
       size_t bytes = (size_t)rows * (size_t)t->row_stride * es;
       if (bytes == 0)
         continue;

@@ -4,13 +4,15 @@
  * Needs: libsoftgen_rt (softgen/runtime.h), libm. Produces:
  *   softgen-run --probe [--backend B] [--device D]
  *       exit 0 iff the driver opens and the device answers; prints its name and arch.
- *   softgen-run [--rows M] [--backend B] [--device D] [--seed S] [--check] KERNEL
+ *   softgen-run [--rows M] [--inner I] [--backend B] [--device D] [--seed S] [--check] KERNEL
  *       prints the kernel's metadata, fills its input tensors with normal random
  *       values (deterministic seed), poisons its outputs (NaN bytes), launches,
  *       copies back and, with --check and template "softmax", compares every row
  *       against a float64 CPU softmax of the same (rounded) inputs: reports the
  *       largest per-row relative error ||y - ref|| / ||ref|| and max |rowsum - 1|
  *       and exits 1 when either is over the dtype's tolerance or a value is NaN.
+ *       An inner-layout kernel ("layout inner") gets contiguous [M / I, N, I]
+ *       tensors (--inner I, default 1; I must divide M), checked the same way.
  * Exit status: 0 success, 1 check failed, 2 usage error, 3 runtime error. */
 #include <math.h>
 #include <stdint.h>
@@ -24,11 +26,13 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: softgen-run --probe [--backend cuda|hip|host|auto] [--device D]\n"
-          "       softgen-run [--rows M] [--backend cuda|hip|host|auto] [--device D] [--seed S]\n"
-          "                   [--scalar NAME=VALUE]... [--check] KERNEL.{cubin,ptx,hsaco,so}\n"
+          "       softgen-run [--rows M] [--inner I] [--backend cuda|hip|host|auto] [--device D]\n"
+          "                   [--seed S] [--scalar NAME=VALUE]... [--check]\n"
+          "                   KERNEL.{cubin,ptx,hsaco,so}\n"
           "  --backend   auto: host for a host-target kernel (.so), else CUDA, then HIP\n"
           "  --probe     open the driver and device, print them, exit 0 if they answer\n"
           "  --rows M    rows to run (default 1000)\n"
+          "  --inner I   inner-layout kernels: tensors [M / I, N, I] (default 1)\n"
           "  --check     compare against a float64 CPU softmax (template softmax only)\n"
           "  --seed S    random seed for the inputs (default 1)\n"
           "  --scalar NAME=VALUE  a scalar parameter of the kernel (metadata 'scalar' lines,\n"
@@ -60,6 +64,13 @@ static int probe(sgrt_backend backend, int device) {
  * The relative tolerance is the dtype's, or twice the error of the reference
  * itself rounded to the output dtype where that is larger (16-bit rows of
  * 2^17 and more, whose outputs are subnormals), as test/gpu/suite.py holds. */
+/* Element index of (row r, column c) of tensor t. */
+static size_t at(const sgrt_tensor *t, int64_t r, int64_t c) {
+  if (!t->inner)
+    return (size_t)(r * t->row_stride + c);
+  return (size_t)(r / t->inner * t->row_stride + c * t->inner + r % t->inner);
+}
+
 static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const host[], int in,
                          int out) {
   int64_t rows = t[in].rows, n = m->n;
@@ -70,14 +81,13 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
   if (!ref)
     return 1;
   for (int64_t r = 0; r < rows; r++) {
-    size_t xo = (size_t)(r * t[in].row_stride), yo = (size_t)(r * t[out].row_stride);
     double mx = -INFINITY, s = 0, num = 0, den = 0, sum = 0, fnum = 0;
     for (int64_t c = 0; c < n; c++)
-      mx = fmax(mx, sg_host_get(host[in], xo + (size_t)c, di));
+      mx = fmax(mx, sg_host_get(host[in], at(&t[in], r, c), di));
     for (int64_t c = 0; c < n; c++)
-      s += ref[c] = exp(sg_host_get(host[in], xo + (size_t)c, di) - mx);
+      s += ref[c] = exp(sg_host_get(host[in], at(&t[in], r, c), di) - mx);
     for (int64_t c = 0; c < n; c++) {
-      double y = sg_host_get(host[out], yo + (size_t)c, dout), e = ref[c] / s;
+      double y = sg_host_get(host[out], at(&t[out], r, c), dout), e = ref[c] / s;
       nans += isnan(y);
       num += (y - e) * (y - e);
       den += e * e;
@@ -130,8 +140,8 @@ static const char *scalar_names[MAX_SCALARS];
 static double scalar_values[MAX_SCALARS];
 static int nscalars_given;
 
-static int run(sgrt_backend backend, int device, const char *path, int64_t rows, int check,
-               uint64_t seed) {
+static int run(sgrt_backend backend, int device, const char *path, int64_t rows, int64_t inner,
+               int check, uint64_t seed) {
   sgrt_runtime *rt = NULL;
   sgrt_kernel *k = NULL;
   sg_diag d;
@@ -161,8 +171,12 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
     sg_dtype dt = m->tensors[i].dtype;
     unsigned es = sg_dtype_size(dt), vb = m->vector_bytes ? m->vector_bytes : 1;
     int64_t per = vb > es ? vb / es : 1;
-    t[i] = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt};
+    t[i] = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt, 0, 0};
+    if (m->layout == SG_LAYOUT_INNER) /* [rows / inner, N, inner], contiguous */
+      t[i] = (sgrt_tensor){NULL, rows, m->n, m->n * inner, dt, inner, inner};
     bytes[i] = (size_t)(rows * t[i].row_stride) * es;
+    if (m->layout == SG_LAYOUT_INNER)
+      bytes[i] = (size_t)((rows + inner - 1) / inner * t[i].row_stride) * es;
     host[i] = malloc(bytes[i] ? bytes[i] : 1);
     if (!host[i]) {
       rc = fail_rt("alloc", sg_diag_set(&d, SG_ERR_NO_MEMORY, "host memory"), &d);
@@ -214,7 +228,10 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
       rc = fail_rt("copy back", st, &d);
       goto done;
     }
-  printf("launched: rows=%lld\n", (long long)rows);
+  if (m->layout == SG_LAYOUT_INNER)
+    printf("launched: rows=%lld inner=%lld\n", (long long)rows, (long long)inner);
+  else
+    printf("launched: rows=%lld\n", (long long)rows);
   if (check) {
     if (strcmp(m->template_name, "softmax") != 0 || nin != 1 || nout != 1)
       printf("check: no reference for template '%s'\n", m->template_name);
@@ -234,7 +251,7 @@ done:
 int main(int argc, char **argv) {
   sgrt_backend backend = SGRT_BACKEND_AUTO;
   int device = 0, do_probe = 0, check = 0;
-  int64_t rows = 1000;
+  int64_t rows = 1000, inner = 1;
   uint64_t seed = 1;
   const char *path = NULL;
   for (int i = 1; i < argc; i++) {
@@ -273,7 +290,7 @@ int main(int argc, char **argv) {
       }
       i++;
     } else if ((strcmp(a, "--rows") == 0 || strcmp(a, "--device") == 0 ||
-                strcmp(a, "--seed") == 0) &&
+                strcmp(a, "--seed") == 0 || strcmp(a, "--inner") == 0) &&
                v) {
       long long n = strtoll(v, &end, 10);
       if (*end || n < 0 || (a[2] == 'd' && n > 1 << 20)) {
@@ -282,6 +299,8 @@ int main(int argc, char **argv) {
       }
       if (a[2] == 'r')
         rows = n;
+      else if (a[2] == 'i')
+        inner = n ? n : 1;
       else if (a[2] == 'd')
         device = (int)n;
       else
@@ -304,5 +323,5 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  return run(backend, device, path, rows, check, seed);
+  return run(backend, device, path, rows, inner, check, seed);
 }

@@ -45,6 +45,10 @@ static void usage(FILE *f) {
       "  --arch ARCH             nvptx: sm_80 sm_89 sm_90 sm_90a sm_100 (default sm_90)\n"
       "                          amdgpu: gfx90a gfx942 gfx950 gfx1100 gfx1201 (default gfx942)\n"
       "                          host: native (default), x86-64[-v2|-v3|-v4] or generic, neoverse-*\n"
+      "  --layout rows|inner     rows (default): reduce along the last, contiguous dim;\n"
+      "                          inner: reduce dim N of tensors viewed as [outer, N, inner]\n"
+      "                          (softmax over a non-last dim without a copy; inner and the\n"
+      "                          strides are run-time arguments; kernel name ..._inner)\n"
       "Constraints (Wave's vocabulary; anything not given is chosen automatically):\n"
       "  --constraints FILE      read constraints from FILE (repeatable)\n"
       "  -C TEXT                 a constraint on the command line, e.g.\n"
@@ -222,6 +226,10 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--arch") == 0) {
       VALUE();
       o->problem.arch = val;
+    } else if (strcmp(a, "--layout") == 0) {
+      VALUE();
+      if (sg_layout_parse(val, &o->problem.layout))
+        return bad_usage("unknown --layout '%s' (expected rows or inner)", val);
     } else if (strcmp(a, "--constraints") == 0) {
       VALUE();
       if (o->nconstraint_files == 16)

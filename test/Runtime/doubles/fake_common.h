@@ -133,10 +133,13 @@ static void fake_store(void *base, int64_t i, sg_dtype dt, float v) {
 }
 
 /* Logs the parameters in "arg" order and, for template softmax with one input
- * and one output, computes the rows on the host (device memory is host memory). */
+ * and one output, computes the rows on the host (device memory is host memory):
+ * row r at r * stride, or, in the inner layout, row r = o * inner + i at
+ * o * stride + i with its elements nstride apart. */
 static void fake_run(const char *pfx, const sg_meta *m, void **params, char *line, size_t cap) {
   const void *ptr[SG_META_MAX_TENSORS] = {0};
-  int64_t stride[SG_META_MAX_TENSORS] = {0}, rows = 0;
+  int64_t stride[SG_META_MAX_TENSORS] = {0}, rows = 0, inner = 1;
+  int64_t nstride[SG_META_MAX_TENSORS] = {1, 1, 1, 1, 1, 1, 1, 1};
   size_t at = strlen(line);
   at += (size_t)snprintf(line + at, cap - at, " args=%d", m->nargs);
   for (int i = 0; i < m->nargs && at < cap; i++) {
@@ -151,6 +154,13 @@ static void fake_run(const char *pfx, const sg_meta *m, void **params, char *lin
       stride[a->tensor] = v;
       at += (size_t)snprintf(line + at, cap - at, " stride_%s=%lld", m->tensors[a->tensor].name,
                              (long long)v);
+    } else if (a->kind == SG_ARG_NSTRIDE) {
+      nstride[a->tensor] = v;
+      at += (size_t)snprintf(line + at, cap - at, " nstride_%s=%lld", m->tensors[a->tensor].name,
+                             (long long)v);
+    } else if (a->kind == SG_ARG_INNER) {
+      inner = v > 0 ? v : 1;
+      at += (size_t)snprintf(line + at, cap - at, " inner=%lld", (long long)v);
     } else {
       rows = v;
       at += (size_t)snprintf(line + at, cap - at, " M=%lld", (long long)v);
@@ -166,18 +176,20 @@ static void fake_run(const char *pfx, const sg_meta *m, void **params, char *lin
   const char *corrupt = fake_env(pfx, "CORRUPT");
   sg_dtype di = m->tensors[in].dtype, dout = m->tensors[out].dtype;
   for (int64_t r = 0; r < rows; r++) {
-    const char *x = (const char *)ptr[in] + r * stride[in] * (int64_t)sg_dtype_size(di);
-    char *y = (char *)ptr[out] + r * stride[out] * (int64_t)sg_dtype_size(dout);
+    int64_t xo = r / inner * stride[in] + r % inner, yo = r / inner * stride[out] + r % inner;
+    const char *x = (const char *)ptr[in] + xo * (int64_t)sg_dtype_size(di);
+    char *y = (char *)ptr[out] + yo * (int64_t)sg_dtype_size(dout);
+    int64_t xs = nstride[in], ys = nstride[out];
     double mx = -INFINITY, sum = 0;
     for (int64_t c = 0; c < m->n; c++)
-      mx = fmax(mx, fake_load(x, c, di));
+      mx = fmax(mx, fake_load(x, c * xs, di));
     for (int64_t c = 0; c < m->n; c++)
-      sum += exp(fake_load(x, c, di) - mx);
+      sum += exp(fake_load(x, c * xs, di) - mx);
     for (int64_t c = 0; c < m->n; c++) {
-      double v = exp(fake_load(x, c, di) - mx) / sum;
+      double v = exp(fake_load(x, c * xs, di) - mx) / sum;
       if (corrupt && *corrupt == '1' && c == 0)
         v *= 1.5;
-      fake_store(y, c, dout, (float)v);
+      fake_store(y, c * ys, dout, (float)v);
     }
   }
 }
