@@ -40,8 +40,8 @@ import ctypes
 import os
 
 from . import _cc, _host, _rt
-from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _inner_view, _is_cupy,
-               _is_torch, _raise, _runtime, _shape, _stats)
+from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _inner_view,
+               _interface, _is_cupy, _is_torch, _raise, _runtime, _shape, _stats)
 
 _TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
 _NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
@@ -259,11 +259,15 @@ def _kernel(template, n, dt, place, backend, out_dt=None, layout="rows"):
 
 
 def _strides_of(a):
-    """(shape, strides in elements) of a torch tensor or CAI array; None when the
-    CAI typestr is not one softgen takes or its strides are not whole elements."""
+    """(shape, strides in elements) of a torch tensor, a CAI array or a host
+    (__array_interface__) array; None when its typestr is not one softgen takes or
+    its strides are not whole elements."""
     if _is_torch(a):
         return list(a.shape), list(a.stride())
-    cai = a.__cuda_array_interface__
+    try:
+        cai = _interface(a)[0]
+    except TypeError:
+        return None
     shape = list(cai["shape"])
     size = {"<f2": 2, "<f4": 4, "<V2": 2}.get(cai["typestr"], 0)
     if not size:

@@ -509,8 +509,9 @@ static void test_meta_layout(void) {
              "metadata line 12: arg names undeclared tensor 'q'",
              "meta layout error: arg nstride of an undeclared tensor");
   meta_error(INNER_HEAD "arg inner x\nend\n",
-             "metadata line 10: arg must be 'rows', 'inner', 'tensor NAME', 'stride NAME' or "
-             "'nstride NAME'", "meta layout error: arg inner with a tensor");
+             "metadata line 10: arg must be 'rows', 'rows NAME', 'inner', 'tensor NAME', "
+             "'stride NAME', 'nstride NAME' or 'scalar NAME'",
+             "meta layout error: arg inner with a tensor");
 #undef INNER_HEAD
 }
 
