@@ -1,6 +1,7 @@
 /* host.c - the host target table (target/target.h): the CPU softgen runs on
  * (x86-64 or AArch64: LLVM's default triple, this machine's CPU name and
- * features), lowered by LLVM's own backend to a relocatable object (.o), a
+ * features; SOFTGEN_HOST_TRIPLE names another machine to generate for, with a
+ * generic CPU and no JIT), lowered by LLVM's own backend to a relocatable object (.o), a
  * shared library (.so, linked by ld.lld or cc) or, through target/jit.c,
  * machine code in this process. Same template, plan and codegen as the GPUs;
  * what the GPU words mean here:
@@ -50,21 +51,28 @@ static char host_cpu[64] = "generic";
 static char host_features[4096] = "";
 static const char *archs[8] = {"native", NULL};
 static int is_x86;
+static int cross; /* SOFTGEN_HOST_TRIPLE names another machine: code for it, generic CPU */
 
 static void probe(void) {
   static int done;
   if (done)
     return;
   done = 1;
-  char *t = LLVMGetDefaultTargetTriple();
-  snprintf(host_triple, sizeof host_triple, "%s", t);
-  LLVMDisposeMessage(t);
-  char *c = LLVMGetHostCPUName();
-  snprintf(host_cpu, sizeof host_cpu, "%s", c && *c ? c : "generic");
-  LLVMDisposeMessage(c);
-  char *f = LLVMGetHostCPUFeatures();
-  snprintf(host_features, sizeof host_features, "%s", f ? f : "");
-  LLVMDisposeMessage(f);
+  const char *env = getenv("SOFTGEN_HOST_TRIPLE");
+  cross = env && *env;
+  if (cross) { /* e.g. aarch64-unknown-linux-gnu on an x86-64 build machine: no JIT there */
+    snprintf(host_triple, sizeof host_triple, "%s", env);
+  } else {
+    char *t = LLVMGetDefaultTargetTriple();
+    snprintf(host_triple, sizeof host_triple, "%s", t);
+    LLVMDisposeMessage(t);
+    char *c = LLVMGetHostCPUName();
+    snprintf(host_cpu, sizeof host_cpu, "%s", c && *c ? c : "generic");
+    LLVMDisposeMessage(c);
+    char *f = LLVMGetHostCPUFeatures();
+    snprintf(host_features, sizeof host_features, "%s", f ? f : "");
+    LLVMDisposeMessage(f);
+  }
   is_x86 = strncmp(host_triple, "x86_64", 6) == 0;
   static const char *const x86[] = {"native", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", NULL};
   static const char *const arm[] = {"native", "generic", "neoverse-n1", "neoverse-v1", "apple-m1",
@@ -83,6 +91,14 @@ static const char *wave_sizes(const char *arch) {
   return "a host thread is a wave of 1 (its SIMD lanes are the vector)";
 }
 static void initialize(void) {
+  probe();
+  if (cross) { /* the named machine's backend, whichever it is */
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+    return;
+  }
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
 }
