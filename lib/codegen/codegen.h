@@ -39,6 +39,12 @@ typedef enum sgc_reduce_kind {
   SGC_REDUCE_ONLINE /* the pair (max, sum of exp(x - max)), combined with rescaling */
 } sgc_reduce_kind;
 
+/* The kernel's ABI (codegen/abi.c): declares cx->fn with its parameters
+ * (tensors, M, strides, ...; names them, fills cx->repeat_rows and
+ * cx->scalar_args), and adds the launch metadata global of softgen/meta.h. */
+void sgc_declare_kernel(sgc_ctx *cx);
+sg_status sgc_add_meta(sgc_ctx *cx, sg_diag *diag);
+
 /* Combines two f32 values (scalars or equal-length vectors) by kind. */
 LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVMValueRef b);
 
