@@ -77,7 +77,7 @@ static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
       elems[i] = scalar;
     return LLVMConstVector(elems, n);
   }
-  LLVMTypeRef vt = LLVMVectorType(cx->f32, n);
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(scalar), n); /* f32, or i32 (causal's limit) */
   LLVMValueRef v = LLVMBuildInsertElement(cx->b, LLVMGetPoison(vt), scalar,
                                           LLVMConstInt(cx->i32, 0, 0), "");
   LLVMValueRef zeros[SGC_MAX_VEC];
@@ -192,6 +192,12 @@ static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, uns
   return v;
 }
 
+/* The f32 constant value shaped like v: a scalar, or a splat of the plan's vector. */
+static LLVMValueRef const_like(sgc_ctx *cx, LLVMValueRef v, double value) {
+  LLVMValueRef c = LLVMConstReal(cx->f32, value);
+  return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind ? splat(cx, c) : c;
+}
+
 static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b) {
   LLVMBuilderRef bd = cx->b;
   switch (code) {
@@ -205,34 +211,16 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
     return LLVMBuildFDiv(bd, a, b, "");
   case SGT_NEG:
     return LLVMBuildFNeg(bd, a, "");
-  case SGT_NINF_TO_ZERO: {
-    LLVMValueRef ninf = LLVMConstReal(cx->f32, -INFINITY), zero = LLVMConstReal(cx->f32, 0.0);
-    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind) {
-      ninf = splat(cx, ninf);
-      zero = splat(cx, zero);
-    }
-    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, a, ninf, ""), zero, a, "");
-  }
-  case SGT_SAFE_DIV: {
-    LLVMValueRef zero = LLVMConstReal(cx->f32, 0.0);
-    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
-      zero = splat(cx, zero);
-    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, b, zero, ""), zero,
-                           LLVMBuildFDiv(bd, a, b, ""), "");
-  }
-  case SGT_EXP: {
-    LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
-    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
-      log2e = splat(cx, log2e);
-    return cx->tg->exp2(cx, LLVMBuildFMul(bd, a, log2e, ""));
-  }
-  case SGT_LOG: {
-    LLVMValueRef l2 = cx->tg->log2(cx, a);
-    LLVMValueRef ln2 = LLVMConstReal(cx->f32, M_LN2);
-    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
-      ln2 = splat(cx, ln2);
-    return LLVMBuildFMul(bd, l2, ln2, "");
-  }
+  case SGT_NINF_TO_ZERO:
+    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, a, const_like(cx, a, -INFINITY), ""),
+                           const_like(cx, a, 0.0), a, "");
+  case SGT_SAFE_DIV:
+    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, b, const_like(cx, b, 0.0), ""),
+                           const_like(cx, a, 0.0), LLVMBuildFDiv(bd, a, b, ""), "");
+  case SGT_EXP:
+    return cx->tg->exp2(cx, LLVMBuildFMul(bd, a, const_like(cx, a, M_LOG2E), ""));
+  case SGT_LOG:
+    return LLVMBuildFMul(bd, cx->tg->log2(cx, a), const_like(cx, a, M_LN2), "");
   default:
     return NULL;
   }
@@ -273,15 +261,10 @@ static LLVMValueRef causal_chunk(const lowering *lw, const sgt_op *op, unsigned 
   LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1), hi = LLVMConstInt(cx->i64, vec, 0);
   limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, limit, lo, ""), lo, limit, "");
   limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, limit, hi, ""), hi, limit, "");
-  LLVMValueRef lanes[SGC_MAX_VEC], lim32 = LLVMBuildTrunc(b, limit, cx->i32, "");
+  LLVMValueRef lanes[SGC_MAX_VEC];
   for (unsigned j = 0; j < vec; j++)
     lanes[j] = LLVMConstInt(cx->i32, j, 0);
-  LLVMTypeRef vt = LLVMVectorType(cx->i32, vec);
-  LLVMValueRef ins = LLVMBuildInsertElement(b, LLVMGetPoison(vt), lim32, LLVMConstInt(cx->i32, 0, 0), "");
-  LLVMValueRef zeros[SGC_MAX_VEC];
-  for (unsigned j = 0; j < vec; j++)
-    zeros[j] = LLVMConstInt(cx->i32, 0, 0);
-  LLVMValueRef lim = LLVMBuildShuffleVector(b, ins, LLVMGetPoison(vt), LLVMConstVector(zeros, vec), "");
+  LLVMValueRef lim = splat(cx, LLVMBuildTrunc(b, limit, cx->i32, ""));
   LLVMValueRef keep = LLVMBuildICmp(b, LLVMIntSLE, LLVMConstVector(lanes, vec), lim, "causal.keep");
   return LLVMBuildSelect(b, keep, row_chunk(lw, op->operands[0], c),
                          splat(cx, LLVMConstReal(cx->f32, -INFINITY)), "causal");

@@ -6,7 +6,7 @@ attention_softmax. The templates (kernels-templates/): softmax, safe_softmax,
 scaled_softmax, masked_softmax, causal_softmax, attention_softmax,
 safe_attention_softmax; the call picks the smallest that does what was asked.
 """
-from . import UnsupportedError, _is_torch
+from . import UnsupportedError, _is_torch, _torch_name
 from .functional import _TORCH_TO_SG, _dtype_name, _kernel, _stats
 
 
@@ -67,9 +67,8 @@ def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0
     if x2.stride(-1) != 1:
         x2 = x2.contiguous()
     n = x.shape[-1]
-    y = out if out is not None else torch.empty(x.shape, dtype=getattr(
-        torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[out_name]),
-        device=x.device)
+    y = out if out is not None else torch.empty(x.shape, dtype=getattr(torch, _torch_name(out_name)),
+                                                device=x.device)
     if x.numel() == 0:
         return y
     place = "host" if x.device.type == "cpu" else x.device.index or 0

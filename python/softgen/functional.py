@@ -41,7 +41,7 @@ import os
 
 from . import _cc, _host, _rt
 from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _inner_view,
-               _interface, _is_cupy, _is_torch, _raise, _runtime, _shape, _stats)
+               _interface, _is_cupy, _is_torch, _raise, _runtime, _shape, _stats, _torch_name)
 
 _TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
 _NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
@@ -326,10 +326,8 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
                 _TORCH_TO_SG.get(str(x.dtype)) not in (None, dt):
             out_dt = dt
         elif dt is not None:
-            ins = [t.to(getattr(torch, {"f16": "float16", "bf16": "bfloat16",
-                                        "f32": "float32"}[dt])) for t in ins]
-        ydt = getattr(torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[out_dt]) \
-            if out_dt else None
+            ins = [t.to(getattr(torch, _torch_name(dt))) for t in ins]
+        ydt = getattr(torch, _torch_name(out_dt)) if out_dt else None
         moved = d != ndim - 1
         name = _TORCH_TO_SG.get(str(ins[0].dtype))
         if moved and name and ins[0].numel() > 0 and _inner_ok(ins, d):

@@ -1043,12 +1043,8 @@ def summarize_tpl(entries, cases, not_run):
     return dict(sorted(table.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
-def format_table_tpl(table, md=False):
-    head = ["template", "dtype", "N group", "objects", "cases", "pass", "fail", "not run",
-            "max rel err", "max rel/tol"]
-    rows = [[t, dt, g, str(len(r["objects"])), str(r["pass"] + r["fail"]), str(r["pass"]),
-             str(r["fail"]), str(r["not_run"]), f"{r['rel']:.2e} (tol {TOL[dt]:.0e})",
-             f"{r['ratio']:.2f}"] for (t, dt, g), r in table.items()]
+def render_table(head, rows, md=False):
+    """A table as markdown (md) or as aligned text columns."""
     if md:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -1056,6 +1052,15 @@ def format_table_tpl(table, md=False):
     w = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
     fmt = "  ".join("{:<%d}" % x for x in w)
     return "\n".join([fmt.format(*head)] + [fmt.format(*r) for r in rows])
+
+
+def format_table_tpl(table, md=False):
+    head = ["template", "dtype", "N group", "objects", "cases", "pass", "fail", "not run",
+            "max rel err", "max rel/tol"]
+    rows = [[t, dt, g, str(len(r["objects"])), str(r["pass"] + r["fail"]), str(r["pass"]),
+             str(r["fail"]), str(r["not_run"]), f"{r['rel']:.2e} (tol {TOL[dt]:.0e})",
+             f"{r['ratio']:.2f}"] for (t, dt, g), r in table.items()]
+    return render_table(head, rows, md)
 
 
 def format_table(table, md=False):
@@ -1068,13 +1073,7 @@ def format_table(table, md=False):
             continue
         rows.append([dt, g, str(len(r["objects"])), str(cases), str(r["pass"]), str(r["fail"]),
                      str(r["not_run"]), f"{r['rel']:.2e} (tol {TOL[dt]:.0e})", f"{r['sum']:.2e}"])
-    if md:
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
-    w = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    fmt = "  ".join("{:<%d}" % x for x in w)
-    return "\n".join([fmt.format(*head)] + [fmt.format(*r) for r in rows])
+    return render_table(head, rows, md)
 
 
 def write_markdown(path, info, entries, cases, failed, not_run, table, elapsed, args, selfcases,
