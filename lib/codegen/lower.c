@@ -14,7 +14,9 @@
  * (the target's asynchronous copy; a thread copies exactly the vectors it reads
  * later, so waiting on its own copies suffices) and do not keep row values
  * across a reduction: a row value used after one is recomputed from shared
- * memory (segments below), so registers hold no row between passes.
+ * memory (segments below), so registers hold no row between passes. Inputs
+ * whose rows repeat are not staged (op_staged): they are loaded before the
+ * wait for the first segment and reloaded from global memory (L2) after.
  * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows, and the
  * inner layout) hold a tile of `chunks` vectors at a time: each reduction is a
  * loop over the tiles that re-reads the row (lower_tiled below); an online
@@ -122,21 +124,29 @@ static LLVMValueRef element_ptr(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef
   return LLVMBuildGEP2(cx->b, elem_type(cx, ti), rs->tensor_ptr[ti], &off, 1, "");
 }
 
-/* Loads the vectors of read op `op` for row `row` (clamped: always in bounds)
- * in the tensor's own type; columns past N load column 0 instead. */
+/* Column of chunk c, in bounds: a chunk past N reads column 0 instead. */
+static LLVMValueRef clamped_col(sgc_ctx *cx, row_state *rs, unsigned c) {
+  if (!rs->col_valid[c])
+    return rs->col[c];
+  return LLVMBuildSelect(cx->b, rs->col_valid[c], rs->col[c], LLVMConstInt(cx->i64, 0, 0),
+                         "col.clamped");
+}
+
+/* Loads chunk c of read op `op` for row `row` (clamped: always in bounds) in
+ * the tensor's own type. */
+static LLVMValueRef load_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef row,
+                               unsigned c) {
+  LLVMTypeRef et = elem_type(cx, op->tensor);
+  unsigned align = cx->plan->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
+  LLVMValueRef v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, cx->plan->vec),
+                                  element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), "x");
+  LLVMSetAlignment(v, align);
+  return v;
+}
 static void load_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef row,
                      LLVMValueRef *raw) {
-  const sg_plan *pl = cx->plan;
-  LLVMTypeRef et = elem_type(cx, op->tensor);
-  LLVMTypeRef vt = LLVMVectorType(et, pl->vec);
-  unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
-  for (unsigned c = 0; c < rs->nchunks; c++) {
-    LLVMValueRef col = rs->col[c];
-    if (rs->col_valid[c])
-      col = LLVMBuildSelect(cx->b, rs->col_valid[c], col, LLVMConstInt(cx->i64, 0, 0), "col.clamped");
-    raw[c] = LLVMBuildLoad2(cx->b, vt, element_ptr(cx, rs, op->tensor, row, col), "x");
-    LLVMSetAlignment(raw[c], align);
-  }
+  for (unsigned c = 0; c < rs->nchunks; c++)
+    raw[c] = load_chunk(cx, rs, op, row, c);
 }
 
 /* Shared-memory address of chunk c of this thread's row for read op `op`:
@@ -160,26 +170,31 @@ static void stage_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef
   const sg_plan *pl = cx->plan;
   unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
                                                          elem_type(cx, op->tensor));
-  for (unsigned c = 0; c < rs->nchunks; c++) {
-    LLVMValueRef col = rs->col[c];
-    if (rs->col_valid[c])
-      col = LLVMBuildSelect(cx->b, rs->col_valid[c], col, LLVMConstInt(cx->i64, 0, 0), "col.clamped");
-    cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c), element_ptr(cx, rs, op->tensor, row, col),
-                       bytes);
-  }
+  for (unsigned c = 0; c < rs->nchunks; c++)
+    cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
+                       element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
+}
+
+/* Whether read op `op` goes through shared memory: staged plans stage the
+ * reads of row-sized inputs (constraints/resolve.c, read_sizes_of). */
+static int op_staged(const sgc_ctx *cx, const sgt_op *op) {
+  return cx->plan->stage && !cx->t->tensors[op->tensor].repeat;
 }
 
 /* Chunk c of the read's value: the raw vector widened to f32, -inf past N
- * and past M. Staged plans re-read it from shared memory. */
+ * and past M. Staged plans re-read it from shared memory, or, for a read not
+ * staged, from global memory after the first segment. */
 static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsigned c) {
   const sg_plan *pl = cx->plan;
   LLVMTypeRef et = elem_type(cx, op->tensor);
   LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
   LLVMValueRef v;
-  if (pl->stage) {
+  if (op_staged(cx, op)) {
     unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
     v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, pl->vec), stage_ptr(cx, rs, op, c), "x.staged");
     LLVMSetAlignment(v, align);
+  } else if (pl->stage && rs->cur_seg > 0) {
+    v = load_chunk(cx, rs, op, rs->row_clamped, c);
   } else {
     v = rs->raw[op - cx->t->ops][c];
   }
@@ -571,6 +586,31 @@ static void lower_tiled(const lowering *lw) {
   tile_pass_emit(lw, &tp);
 }
 
+/* Row `row_in` of row block rb (i64). With an input whose R rows repeat
+ * (mask[R, N] under [H, R, N] scores), row blocks are taken in an order that
+ * puts the H rows sharing a mask row next to each other: block rb is row block
+ * (rb mod H) * (R / rows_per_block) + rb / H, so a mask row is read from DRAM
+ * once and from L2 by the other H - 1 (in plain order they are R rows apart,
+ * long evicted when the mask outgrows the L2). The plain order where
+ * rows_per_block does not divide R. */
+static LLVMValueRef block_row(sgc_ctx *cx, const row_state *rs, LLVMValueRef rb,
+                              LLVMValueRef row_in) {
+  LLVMBuilderRef b = cx->b;
+  LLVMValueRef k = LLVMConstInt(cx->i64, cx->plan->rows_per_block, 0), rep = NULL;
+  for (int i = 0; i < cx->t->ntensors && !rep; i++)
+    rep = rs->tensor_rows[i];
+  if (rep) {
+    LLVMValueRef heads = LLVMBuildUDiv(b, rs->rows_arg, rep, "heads");
+    LLVMValueRef per_head = LLVMBuildUDiv(b, rep, k, "blocks.per.head");
+    LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildURem(b, rb, heads, ""), per_head, ""),
+                                   LLVMBuildUDiv(b, rb, heads, ""), "row.block.by.head");
+    LLVMValueRef even = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildURem(b, rep, k, ""),
+                                      LLVMConstInt(cx->i64, 0, 0), "");
+    rb = LLVMBuildSelect(b, even, at, rb, "");
+  }
+  return LLVMBuildAdd(b, LLVMBuildMul(b, rb, k, ""), row_in, "row");
+}
+
 static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   const sg_plan *pl = cx->plan;
   const sg_template *t = cx->t;
@@ -592,7 +632,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     LLVMSetAlignment(rs.stage, 16);
     unsigned base = 0;
     for (int i = 0; i < t->nops; i++)
-      if (t->ops[i].code == SGT_READ) {
+      if (t->ops[i].code == SGT_READ && op_staged(cx, &t->ops[i])) {
         rs.stage_base[i] = base;
         base += pl->rows_per_block * pl->stage_pitch *
                 (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
@@ -681,7 +721,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   if (pl->prefetch) {
     LLVMPositionBuilderAtEnd(b, pre);
     row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
-    LLVMValueRef row = LLVMBuildAdd(b, LLVMBuildMul(b, first, R, ""), row_in, "");
+    LLVMValueRef row = block_row(cx, &rs, first, row_in);
     LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_first + r * pl->chunks);
@@ -699,7 +739,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       raw_cur[r * pl->chunks + c] = LLVMBuildPhi(b, LLVMTypeOf(raw_first[r * pl->chunks + c]), "x.cur");
   cx->parity = LLVMBuildAnd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "parity");
   row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
-  rs.row = LLVMBuildAdd(b, LLVMBuildMul(b, rb, R, ""), row_in, "row");
+  rs.row = block_row(cx, &rs, rb, row_in);
   rs.row_valid = LLVMBuildICmp(b, LLVMIntSLT, rs.row, rs.rows_arg, "row.ok");
   rs.row_clamped = pl->rows_per_block > 1 ? LLVMBuildSelect(b, rs.row_valid, rs.row, m1, "") : rs.row;
   inner_row_bases(cx, &rs);
@@ -707,20 +747,24 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, "more");
   if (pl->prefetch) { /* the next row block (this one again on the last trip) */
     LLVMValueRef nb = LLVMBuildSelect(b, more, next, rb, "");
-    LLVMValueRef row = LLVMBuildAdd(b, LLVMBuildMul(b, nb, R, ""), row_in, "");
+    LLVMValueRef row = block_row(cx, &rs, nb, row_in);
     LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
-  } else if (pl->stage) {
+  } else if (pl->stage) { /* reads not staged load while the copies land */
     for (unsigned r = 0; r < nreads; r++)
-      stage_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped);
+      if (op_staged(cx, &t->ops[read_ops[r]]))
+        stage_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped);
+      else
+        load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);
     cx->tg->stage_wait(cx);
   } else if (pl->row_tiles <= 1) { /* tiled rows load in each pass */
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);
   }
-  for (unsigned r = 0; r < nreads && !pl->stage; r++)
-    rs.raw[read_ops[r]] = raw_cur + r * pl->chunks;
+  for (unsigned r = 0; r < nreads; r++)
+    if (!op_staged(cx, &t->ops[read_ops[r]]))
+      rs.raw[read_ops[r]] = raw_cur + r * pl->chunks;
 
   lval vals[SGT_MAX_OPS];
   cx->next_slot = 0;
