@@ -141,16 +141,12 @@ static unsigned choose_block_threads(unsigned threads_per_row, unsigned wave) {
   return b < wave ? wave : b;
 }
 
-/* Bytes of input an element of the row costs (one element of each read, of
- * each staged read when `staged`); also the narrowest and widest of them.
- * Staged plans stage the reads of row-sized inputs only: an input whose rows
- * repeat (mask[R, N]) is read from global memory in each pass, where the
- * L2 cache holds its R rows for the M / R rows that share them. */
-static unsigned read_sizes_of(const resolver *r, int staged, unsigned *narrowest,
-                              unsigned *widest) {
+/* Bytes of input an element of the row costs (one element of each read);
+ * also the narrowest and widest read element. */
+static unsigned read_sizes(const resolver *r, unsigned *narrowest, unsigned *widest) {
   unsigned b = 0, lo = 0, hi = 0;
   for (int i = 0; i < r->t->nops; i++)
-    if (r->t->ops[i].code == SGT_READ && !(staged && r->t->tensors[r->t->ops[i].tensor].repeat)) {
+    if (r->t->ops[i].code == SGT_READ) {
       unsigned s = sg_dtype_size(tensor_dtype(r, r->t->ops[i].tensor));
       b += s;
       lo = !lo || s < lo ? s : lo;
@@ -162,11 +158,7 @@ static unsigned read_sizes_of(const resolver *r, int staged, unsigned *narrowest
     *widest = hi;
   return b;
 }
-static unsigned read_sizes(const resolver *r, unsigned *narrowest, unsigned *widest) {
-  return read_sizes_of(r, 0, narrowest, widest);
-}
 static unsigned read_bytes(const resolver *r) { return read_sizes(r, NULL, NULL); }
-static unsigned staged_bytes(const resolver *r) { return read_sizes_of(r, 1, NULL, NULL); }
 
 /* Staging (PipelineConstraint(staging)): the row block is copied to shared
  * memory with asynchronous copies and each pass re-reads it there, so that no
@@ -188,19 +180,14 @@ static sg_status choose_staging(resolver *r, int64_t n) {
   sg_plan *pl = r->plan;
   const sg_target_info *tg = pl->target;
   unsigned narrowest;
-  /* each staged read's vector is one 4, 8 or 16-byte copy; a template whose
-   * every input repeats its rows has nothing to stage */
-  int can = tg->stage_copy != NULL && read_sizes_of(r, 1, &narrowest, NULL) > 0;
-  int narrow = can && pl->vec * narrowest < 4;
+  read_sizes(r, &narrowest, NULL);
+  /* each read's vector is one 4, 8 or 16-byte copy */
+  int can = tg->stage_copy != NULL, narrow = pl->vec * narrowest < 4;
   if (r->c->staging) {
     pl->stage = r->c->staging == 2;
-    if (pl->stage && !tg->stage_copy)
+    if (pl->stage && !can)
       return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint(staging=1): %s has no "
                        "asynchronous copies to shared memory to stage rows with", tg->name);
-    if (pl->stage && !can)
-      return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint(staging=1): every input of "
-                       "template '%s' repeats its rows, which are read from global memory, "
-                       "not staged", r->t->name);
     if (pl->stage && narrow)
       return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint(staging=1): vectors of %u "
                        "elements are under the 4 bytes an asynchronous copy moves (N = %lld "
@@ -212,7 +199,7 @@ static sg_status choose_staging(resolver *r, int64_t n) {
   }
   /* the most a workgroup would hold: the row over the largest cluster, if any
    * (a few KB stay for the reduction buffers) */
-  uint64_t row = (uint64_t)n * staged_bytes(r);
+  uint64_t row = (uint64_t)n * read_bytes(r);
   uint64_t share = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch)
                        ? row / tg->max_cluster : row;
   pl->stage = can && !narrow && r->c->rows_in_flight != 2 && n > AUTO_STAGE_ELEMS &&
@@ -220,8 +207,16 @@ static sg_status choose_staging(resolver *r, int64_t n) {
   pl->chosen.stage = 1;
   return SG_OK;
 }
+/* Threads of a staged row: STAGE_ACCESSES vectors each, at most
+ * STAGE_MAX_THREADS (a 1024-thread block that asks for 2 a multiprocessor
+ * leaves 32 registers a thread: f16 in, f32 out spilled 512 bytes there, and
+ * f32 rows in clusters of 8 x 1024 threads spilled at 64; 512 threads with more
+ * accesses each did not, ptxas -v on the bench kernels). */
+#define STAGE_MAX_THREADS 512
 static unsigned choose_staged_threads(uint64_t vectors, unsigned max_threads) {
   unsigned t = pow2_floor(vectors / STAGE_ACCESSES ? vectors / STAGE_ACCESSES : 1);
+  if (max_threads > STAGE_MAX_THREADS)
+    max_threads = STAGE_MAX_THREADS;
   return t > max_threads ? max_threads : t;
 }
 
@@ -274,7 +269,7 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
      * of 16 on an H100, test/gpu/RESULTS.md) */
     if (pl->stage)
       while (pl->cluster < tg->max_cluster &&
-             vectors / pl->cluster * pl->vec * rows * staged_bytes(r) > STAGE_BLOCK_BYTES &&
+             vectors / pl->cluster * pl->vec * rows * read_bytes(r) > STAGE_BLOCK_BYTES &&
              (vectors / pl->cluster) % 2 == 0)
         pl->cluster *= 2;
     else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
@@ -554,7 +549,7 @@ static void choose_pipeline(resolver *r) {
 static int online_by_default(const resolver *r) {
   if (r->plan->stage) {
     unsigned widest;
-    read_sizes_of(r, 1, NULL, &widest);
+    read_sizes(r, NULL, &widest);
     return widest < 4;
   }
   if (r->plan->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */
@@ -662,7 +657,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   }
   if (pl->stage) {
     uint64_t pitch = (uint64_t)pl->chunks * pl->threads_per_row * pl->vec;
-    uint64_t bytes = pitch * pl->rows_per_block * staged_bytes(r);
+    uint64_t bytes = pitch * pl->rows_per_block * read_bytes(r);
     unsigned limit = tg->stage_smem(pl->arch);
     if (bytes + pl->smem_bytes > limit) {
       sg_status rej = sg_diag_set(diag, SG_ERR_CONSTRAINT, "staging %u row%s of %lld columns "
@@ -730,7 +725,7 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
                        : "1",
           a[pl->chosen.prefetch]);
   if (pl->stage)
-    fprintf(f, "  staging           shared memory: %u bytes, %u row%s x %u elements per staged read "
+    fprintf(f, "  staging           shared memory: %u bytes, %u row%s x %u elements per read "
             "(asynchronous copies; each pass re-reads them)%s; %u blocks a multiprocessor\n",
             pl->stage_bytes, pl->rows_per_block, pl->rows_per_block == 1 ? "" : "s",
             pl->stage_pitch, a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
