@@ -588,10 +588,11 @@ static void lower_tiled(const lowering *lw) {
  * + rb / H, so a mask row is read from DRAM once and from L2 by the other
  * H - 1 (in plain order they are R rows apart, evicted once the mask and the
  * rows read between outgrow the L2). The plain order for smaller masks (they
- * stay in L2, and the division costs short rows; measured on an H100, 50 MB of
- * L2: 32 MB masks 0.72 of copy plain, 0.97 head by head; 2 MB masks 0.98 plain,
- * 0.89 head by head at N = 1024) and where rows_per_block does not divide R. */
-#define HEAD_ORDER_BYTES (16u << 20)
+ * stay in L2, and the division costs short rows). Measured on an H100 (50 MB
+ * of L2), f16: 32 MB masks 0.72 of copy plain, 0.97 head by head; 8 MB 0.87
+ * plain, 0.94 head by head; 2 MB 0.98 plain, 0.89 head by head (N = 1024).
+ * Also the plain order where rows_per_block does not divide R. */
+#define HEAD_ORDER_BYTES (4u << 20)
 static LLVMValueRef block_row(sgc_ctx *cx, const row_state *rs, LLVMValueRef rb,
                               LLVMValueRef row_in) {
   LLVMBuilderRef b = cx->b;

@@ -208,14 +208,14 @@ static sg_status choose_staging(resolver *r, int64_t n) {
   return SG_OK;
 }
 /* Threads of a staged row: STAGE_ACCESSES vectors each, at most
- * STAGE_MAX_THREADS (a 1024-thread block that asks for 2 a multiprocessor
- * leaves 32 registers a thread: f16 in, f32 out spilled 512 bytes there, and
- * f32 rows in clusters of 8 x 1024 threads spilled at 64; 512 threads with more
+ * STAGE_MAX_THREADS while a thread's share stays within STAGE_MAX_CHUNKS (a
+ * 1024-thread block that asks for 2 a multiprocessor leaves 32 registers a
+ * thread: f16 in, f32 out spilled 512 bytes there; 512 threads with 16
  * accesses each did not, ptxas -v on the bench kernels). */
 #define STAGE_MAX_THREADS 512
 static unsigned choose_staged_threads(uint64_t vectors, unsigned max_threads) {
   unsigned t = pow2_floor(vectors / STAGE_ACCESSES ? vectors / STAGE_ACCESSES : 1);
-  if (max_threads > STAGE_MAX_THREADS)
+  if (max_threads > STAGE_MAX_THREADS && vectors <= (uint64_t)STAGE_MAX_THREADS * STAGE_MAX_CHUNKS)
     max_threads = STAGE_MAX_THREADS;
   return t > max_threads ? max_threads : t;
 }
