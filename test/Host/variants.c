@@ -9,7 +9,8 @@
  * Kernels: scaled_softmax, masked_softmax, causal_softmax, safe_softmax,
  * attention_softmax, safe_attention_softmax in f16 / bf16 / f32, and mixed dtypes (T in, U out)
  * for softmax, log_softmax and softmax_backward, at N = 1, 7, 1000, 4096,
- * 40000. Launches per kernel: M = 48 rows = 3 matrices of L = 16 queries;
+ * 40000, and masked / safe_attention f32 at N = 70000 (a mask of 16 rows over 4 MB:
+ * the head-by-head row order). Launches per kernel: M = 48 rows = 3 matrices of L = 16 queries;
  * mask of R = 1 and R = 16 rows (-inf entries, one fully -inf row); causal
  * offsets 0, N - L and -3 (rows with no key left); scale 0.125 and 1.7; row 3
  * of x all -inf. Reference: PyTorch's semantics in float64 from the rounded
@@ -283,6 +284,12 @@ int main(int argc, char **argv) {
       kernel K = {mixed[j].kind, mixed[j].in, mixed[j].out, ns[i], NULL, NULL};
       test_kernel(&K, argv[1]) ? failed++ : passed++;
     }
+  /* a mask of over 4 MB (16 rows x 70000 f32) under 3 heads: row blocks go
+   * head by head (codegen/lower.c, block_row) */
+  for (int kind = MASKED; kind <= SAFE_ATTENTION; kind += SAFE_ATTENTION - MASKED) {
+    kernel K = {kind, SG_DTYPE_F32, SG_DTYPE_F32, 70000, NULL, NULL};
+    test_kernel(&K, argv[1]) ? failed++ : passed++;
+  }
   sgrt_close(rt);
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
