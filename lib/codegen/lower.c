@@ -596,13 +596,14 @@ static void lower_tiled(const lowering *lw) {
 static LLVMValueRef block_row(sgc_ctx *cx, const row_state *rs, LLVMValueRef rb,
                               LLVMValueRef row_in) {
   LLVMBuilderRef b = cx->b;
-  LLVMValueRef k = LLVMConstInt(cx->i64, cx->plan->rows_per_block, 0), rep = NULL;
-  int ti = 0;
-  for (; ti < cx->t->ntensors && !rep; ti++)
-    rep = rs->tensor_rows[ti];
-  if (rep) {
+  LLVMValueRef k = LLVMConstInt(cx->i64, cx->plan->rows_per_block, 0);
+  int ti = 0; /* the first input whose rows repeat, if any */
+  while (ti < cx->t->ntensors && !rs->tensor_rows[ti])
+    ti++;
+  if (ti < cx->t->ntensors) {
+    LLVMValueRef rep = rs->tensor_rows[ti];
     unsigned long long row_bytes = (unsigned long long)cx->plan->n *
-        LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), elem_type(cx, ti - 1));
+        LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), elem_type(cx, ti));
     LLVMValueRef zero = LLVMConstInt(cx->i64, 0, 0);
     LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGT, rep,
                                      LLVMConstInt(cx->i64, HEAD_ORDER_BYTES / row_bytes, 0), "");
