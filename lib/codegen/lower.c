@@ -55,6 +55,7 @@ typedef struct row_state {
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
   LLVMValueRef stage;             /* staged plans: the shared-memory rows (i8 array) */
   unsigned stage_base[SGT_MAX_OPS]; /* read ops: byte offset of their rows in `stage` */
+  unsigned stage_landed;          /* staged: groups of chunks waited for so far */
   int cur_seg;                    /* segment: reductions lowered so far */
 } row_state;
 
@@ -162,15 +163,36 @@ static LLVMValueRef stage_ptr(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsi
   return LLVMBuildGEP2(cx->b, LLVMInt8TypeInContext(cx->ctx), rs->stage, &off, 1, "stage.at");
 }
 
-/* Staged plans: copies this thread's vectors of read op `op` for row `row`
- * (clamped like load_raw) into shared memory. */
-static void stage_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef row) {
+/* Staged plans: this thread's chunks land in STAGE_GROUPS groups (or one
+ * each, when fewer), in chunk order; the first read of a chunk waits for its
+ * group only, so the first pass starts on chunk 0 while the rest are in flight
+ * (with one block a multiprocessor nothing else would overlap the copies). */
+#define STAGE_GROUPS 8
+static unsigned stage_groups(const row_state *rs) {
+  return rs->nchunks < STAGE_GROUPS ? rs->nchunks : STAGE_GROUPS;
+}
+static unsigned stage_group(const row_state *rs, unsigned c) {
+  return c * stage_groups(rs) / rs->nchunks;
+}
+
+/* Copies this thread's vectors of the `nreads` read ops for row `row`
+ * (clamped like load_raw) into shared memory, chunk by chunk, a group
+ * committed after each group's last chunk. */
+static void stage_rows(sgc_ctx *cx, row_state *rs, const int *read_ops, unsigned nreads,
+                       LLVMValueRef row) {
   const sg_plan *pl = cx->plan;
-  unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
-                                                         elem_type(cx, op->tensor));
-  for (unsigned c = 0; c < rs->nchunks; c++)
-    cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
-                       element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
+  for (unsigned c = 0; c < rs->nchunks; c++) {
+    for (unsigned r = 0; r < nreads; r++) {
+      const sgt_op *op = &cx->t->ops[read_ops[r]];
+      unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
+                                                             elem_type(cx, op->tensor));
+      cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
+                         element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
+    }
+    if (c + 1 == rs->nchunks || stage_group(rs, c + 1) != stage_group(rs, c))
+      cx->tg->stage_commit(cx);
+  }
+  rs->stage_landed = 0;
 }
 
 /* Chunk c of the read's value: the raw vector widened to f32, -inf past N
@@ -181,6 +203,11 @@ static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, uns
   LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
   LLVMValueRef v;
   if (pl->stage) {
+    unsigned g = stage_group(rs, c);
+    if (g >= rs->stage_landed) { /* the first read of group g: wait for it */
+      cx->tg->stage_wait(cx, stage_groups(rs) - 1 - g);
+      rs->stage_landed = g + 1;
+    }
     unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
     v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, pl->vec), stage_ptr(cx, rs, op, c), "x.staged");
     LLVMSetAlignment(v, align);
@@ -265,16 +292,19 @@ static LLVMValueRef causal_chunk(const lowering *lw, const sgt_op *op, unsigned 
   if (lw->rs->col_base)
     col = LLVMBuildAdd(b, col, lw->rs->col_base, "causal.col");
   LLVMValueRef first = LLVMBuildSub(b, LLVMBuildAdd(b, q, off, ""), col, "causal.first");
-  LLVMValueRef limit = LLVMBuildSub(
-      b, first, LLVMConstInt(cx->i64, (unsigned long long)c * cx->plan->threads_per_row * vec, 0),
-      "causal.limit");
-  LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1), hi = LLVMConstInt(cx->i64, vec, 0);
-  limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, limit, lo, ""), lo, limit, "");
-  limit = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, limit, hi, ""), hi, limit, "");
+  /* clamp once a row to [-1, span] (span: past this thread's last column), so
+   * that the per-chunk limit is an i32 less a constant, no clamp a chunk */
+  unsigned long long step = (unsigned long long)cx->plan->threads_per_row * vec;
+  LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1),
+               hi = LLVMConstInt(cx->i64, step * cx->plan->chunks + vec, 0);
+  first = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, first, lo, ""), lo, first, "");
+  first = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, first, hi, ""), hi, first, "");
+  LLVMValueRef limit = LLVMBuildSub(b, LLVMBuildTrunc(b, first, cx->i32, "causal.first32"),
+                                    LLVMConstInt(cx->i32, c * step, 0), "causal.limit");
   LLVMValueRef lanes[SGC_MAX_VEC];
   for (unsigned j = 0; j < vec; j++)
     lanes[j] = LLVMConstInt(cx->i32, j, 0);
-  LLVMValueRef lim = splat(cx, LLVMBuildTrunc(b, limit, cx->i32, ""));
+  LLVMValueRef lim = splat(cx, limit);
   LLVMValueRef keep = LLVMBuildICmp(b, LLVMIntSLE, LLVMConstVector(lanes, vec), lim, "causal.keep");
   return LLVMBuildSelect(b, keep, row_chunk(lw, op->operands[0], c),
                          splat(cx, LLVMConstReal(cx->f32, -INFINITY)), "causal");
@@ -770,10 +800,8 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
-  } else if (pl->stage) {
-    for (unsigned r = 0; r < nreads; r++)
-      stage_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped);
-    cx->tg->stage_wait(cx);
+  } else if (pl->stage) { /* waited for chunk by chunk (read_chunk) */
+    stage_rows(cx, &rs, read_ops, nreads, rs.row_clamped);
   } else if (pl->row_tiles <= 1) { /* tiled rows load in each pass */
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);

@@ -114,10 +114,12 @@ static void stage_copy(sgc_ctx *cx, LLVMValueRef dst, LLVMValueRef src, unsigned
   LLVMValueRef args[2] = {dst, src};
   sgc_intrinsic(cx, name, NULL, args, 2);
 }
-static void stage_wait(sgc_ctx *cx) {
+static void stage_commit(sgc_ctx *cx) {
   sgc_intrinsic(cx, "llvm.nvvm.cp.async.commit.group", NULL, NULL, 0);
+}
+static void stage_wait(sgc_ctx *cx, unsigned pending) {
   sgc_intrinsic(cx, "llvm.nvvm.cp.async.wait.group", NULL,
-                (LLVMValueRef[]){LLVMConstInt(cx->i32, 0, 0)}, 1);
+                (LLVMValueRef[]){LLVMConstInt(cx->i32, pending, 0)}, 1);
 }
 /* The opt-in dynamic shared memory of a block (CUDA's per-arch limits). */
 static unsigned stage_smem(const char *arch) {
@@ -184,6 +186,7 @@ const sg_target_info sg_target_nvptx = {
     .max_cluster = 8,
     .max_cluster_staged = 16,
     .stage_copy = stage_copy,
+    .stage_commit = stage_commit,
     .stage_wait = stage_wait,
     .stage_smem = stage_smem,
     .cluster_ok = cluster_ok,

@@ -88,11 +88,13 @@ typedef struct sg_target_info {
 
   /* Staging rows in shared memory (NULL hooks: the target cannot). stage_copy
    * starts an asynchronous copy of `bytes` (4, 8 or 16) from global `src` to
-   * shared `dst`; stage_wait waits until this thread's copies have landed (they
-   * are then visible to this thread). stage_smem is the dynamic shared memory
-   * a block of arch may use. */
+   * shared `dst`; stage_commit closes this thread's copies since the last one
+   * into a group; stage_wait waits until at most `pending` of its latest groups
+   * are in flight, every earlier group landed (visible to this thread).
+   * stage_smem is the dynamic shared memory a block of arch may use. */
   void (*stage_copy)(struct sgc_ctx *cx, LLVMValueRef dst, LLVMValueRef src, unsigned bytes);
-  void (*stage_wait)(struct sgc_ctx *cx);
+  void (*stage_commit)(struct sgc_ctx *cx);
+  void (*stage_wait)(struct sgc_ctx *cx, unsigned pending);
   unsigned (*stage_smem)(const char *arch);
 
   /* Turns the target's assembly (asm_ext) into a code object (object_ext).

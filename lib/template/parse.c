@@ -43,7 +43,9 @@ int sgt_online_chain(const sg_template *t, int i, int *exp_op, int *sum_op) {
     return 0;
   int a = o[i].operands[0];
   for (int j = i + 1; j < t->nops; j++) {
-    if (o[j].code != SGT_BROADCAST || o[j].operands[0] != i)
+    int m = o[j].operands[0]; /* m, or ninf_to_zero(m) */
+    if (o[j].code != SGT_BROADCAST ||
+        (m != i && (m < 0 || o[m].code != SGT_NINF_TO_ZERO || o[m].operands[0] != i)))
       continue;
     for (int k = j + 1; k < t->nops; k++) {
       if (o[k].code != SGT_SUB || o[k].operands[0] != a || o[k].operands[1] != j)

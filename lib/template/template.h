@@ -98,8 +98,10 @@ int sgt_opcode_arity(sgt_opcode code);
 int sgt_opcode_is_reduction(sgt_opcode code);
 
 /* The online-softmax chain from max op i: m = max(a), b = broadcast(m),
- * d = sub(a, b), e = exp(d), s = sum(e) over the same dim. Fills the op
- * indices of e and s and returns 1 when op i starts one, else 0. */
+ * d = sub(a, b), e = exp(d), s = sum(e) over the same dim; b may also be
+ * broadcast(ninf_to_zero(m)) (the safe softmax: where m is -inf every e is 0
+ * either way, elsewhere the two agree). Fills the op indices of e and s and
+ * returns 1 when op i starts one, else 0. */
 int sgt_online_chain(const sg_template *t, int i, int *exp_op, int *sum_op);
 
 #endif
