@@ -12,7 +12,8 @@
  * result is replaced by -inf; stores past M or N are skipped.
  * Staged plans (plan->stage) copy each read's vectors to shared memory first
  * (the target's asynchronous copy; a thread copies exactly the vectors it reads
- * later, so waiting on its own copies suffices) and do not keep row values
+ * later, so waiting on its own copies suffices; they land in up to STAGE_GROUPS
+ * groups in chunk order, each waited for before its first read) and do not keep row values
  * across a reduction: a row value used after one is recomputed from shared
  * memory (segments below), so registers hold no row between passes.
  * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows, and the
