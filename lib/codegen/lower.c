@@ -167,7 +167,10 @@ static LLVMValueRef stage_ptr(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsi
 /* Staged plans: this thread's chunks land in STAGE_GROUPS groups (or one
  * each, when fewer), in chunk order; the first read of a chunk waits for its
  * group only, so the first pass starts on chunk 0 while the rest are in flight
- * (with one block a multiprocessor nothing else would overlap the copies). */
+ * (with one block a multiprocessor nothing else would overlap the copies). A
+ * row block's reads are built in straight-line code (stores branch only after
+ * their value is built), so the wait before a group's first read dominates
+ * every later read of that group. */
 #define STAGE_GROUPS 8
 static unsigned stage_groups(const row_state *rs) {
   return rs->nchunks < STAGE_GROUPS ? rs->nchunks : STAGE_GROUPS;

@@ -128,7 +128,7 @@ static int has_op(const sg_template *t, sgt_opcode code) {
  *    elements an access (16-bit): their per-row remainder and limit, spread
  *    over twice the elements, measured on an H100 0.86-0.88 -> 0.96-0.97 of copy
  *    (attention, safe_attention) and 0.94 -> 0.97-0.99 (causal) at N = 64-256,
- *    where the templates without one measured within 1 % (to_f32 3 % slower)
+ *    where the templates without one measured within 1.5 % (to_f32 3 % slower)
  *    and f32 causal rows 0.98-1.00 either way;
  *  - otherwise 4 accesses per thread (enough loads in flight, few registers),
  *    a power of two; a row that would need a 1024-thread block takes 512
