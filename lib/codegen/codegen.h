@@ -59,7 +59,16 @@ LLVMValueRef sgc_identity(sgc_ctx *cx, sgc_reduce_kind kind);
 typedef struct sgc_chunks {
   LLVMValueRef (*get)(void *env, unsigned c);
   void *env;
+  /* staged plans: an i1 that is 0 where chunk c holds nothing but the
+   * identity (its update is then skipped), or NULL (every chunk counts);
+   * called where the update would start, before get; may be NULL itself */
+  LLVMValueRef (*live)(void *env, unsigned c);
 } sgc_chunks;
+
+/* `if (guard) { ... }`: branches to a new block and leaves the builder there;
+ * sgc_close_if branches to the returned join block and continues there. */
+LLVMBasicBlockRef sgc_open_if(sgc_ctx *cx, LLVMValueRef guard, const char *name);
+void sgc_close_if(sgc_ctx *cx, LLVMBasicBlockRef join);
 
 /* Reduces a row value to the row's scalar, which every thread of the row
  * receives: thread -> wave (xor shuffles) -> block (shared memory and one

@@ -15,7 +15,11 @@
  * later, so waiting on its own copies suffices; they land in up to STAGE_GROUPS
  * groups in chunk order, each waited for before its first read) and do not keep row values
  * across a reduction: a row value used after one is recomputed from shared
- * memory (segments below), so registers hold no row between passes.
+ * memory (segments below), so registers hold no row between passes. With
+ * one causal op in the template, a staged thread skips the chunks it masks
+ * wholly (chunk_live): no copy for the reads only it needs, no reduction
+ * update, one per-row value stored (causal_skip); a causal row reads only
+ * the columns it keeps.
  * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows, and the
  * inner layout) hold a tile of `chunks` vectors at a time: each reduction is a
  * loop over the tiles that re-reads the row (lower_tiled below); an online
@@ -37,6 +41,7 @@ typedef struct lval {
   int is_row;          /* 1: chunks[] hold the row's vectors; 0: scalar */
   LLVMValueRef scalar; /* per-row value */
   LLVMValueRef recip;  /* a / broadcast(s): 1 / s, splat (per-row) */
+  LLVMValueRef recip_scalar; /* the same 1 / s, one float */
   LLVMValueRef *chunks;
   int *seg;            /* per chunk: segment it was built in, -1 not yet */
 } lval;
@@ -57,6 +62,10 @@ typedef struct row_state {
   LLVMValueRef stage;             /* staged plans: the shared-memory rows (i8 array) */
   unsigned stage_base[SGT_MAX_OPS]; /* read ops: byte offset of their rows in `stage` */
   unsigned stage_landed;          /* staged: groups of chunks waited for so far */
+  int causal_op;                  /* staged: the template's one causal op, whose wholly
+                                     masked chunks are skipped (causal_skip); else -1 */
+  LLVMValueRef causal_first;      /* its first masked column less this thread's, clamped (i32) */
+  unsigned char only_causal[SGT_MAX_OPS]; /* read ops needed only where causal_op keeps */
   int cur_seg;                    /* segment: reductions lowered so far */
 } row_state;
 
@@ -179,6 +188,31 @@ static unsigned stage_group(const row_state *rs, unsigned c) {
   return c * stage_groups(rs) / rs->nchunks;
 }
 
+/* Chunk c's columns past its first: threads_per_row * vec each (chunk_columns). */
+static LLVMValueRef chunk_offset32(sgc_ctx *cx, unsigned c) {
+  return LLVMConstInt(cx->i32, (unsigned long long)c * cx->plan->threads_per_row * cx->plan->vec, 0);
+}
+
+/* Staged plans with a causal op (rs->causal_op): 1 where chunk c keeps at
+ * least its first lane (the limit falls with c, so the chunks kept are a
+ * prefix); a chunk it masks wholly is neither copied (for the reads it
+ * alone needs), nor reduced, nor computed: its output is one per-row value
+ * (causal_skip). NULL when nothing is skipped. */
+static LLVMValueRef chunk_live(sgc_ctx *cx, const row_state *rs, unsigned c) {
+  if (rs->causal_op < 0)
+    return NULL;
+  return LLVMBuildICmp(cx->b, LLVMIntSGE, rs->causal_first, chunk_offset32(cx, c), "chunk.live");
+}
+
+/* Waits for chunk c's group, the first time one of its chunks is needed. */
+static void stage_wait_for(sgc_ctx *cx, row_state *rs, unsigned c) {
+  unsigned g = stage_group(rs, c);
+  if (g >= rs->stage_landed) {
+    cx->tg->stage_wait(cx, stage_groups(rs) - 1 - g);
+    rs->stage_landed = g + 1;
+  }
+}
+
 /* Copies this thread's vectors of the `nreads` read ops for row `row`
  * (clamped like load_raw) into shared memory, chunk by chunk, a group
  * committed after each group's last chunk. */
@@ -186,12 +220,22 @@ static void stage_rows(sgc_ctx *cx, row_state *rs, const int *read_ops, unsigned
                        LLVMValueRef row) {
   const sg_plan *pl = cx->plan;
   for (unsigned c = 0; c < rs->nchunks; c++) {
-    for (unsigned r = 0; r < nreads; r++) {
-      const sgt_op *op = &cx->t->ops[read_ops[r]];
-      unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
-                                                             elem_type(cx, op->tensor));
-      cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
-                         element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
+    for (int only_causal = 0; only_causal < 2; only_causal++) { /* those copied always, then */
+      LLVMValueRef live = only_causal ? chunk_live(cx, rs, c) : NULL;
+      LLVMBasicBlockRef join = NULL;
+      for (unsigned r = 0; r < nreads; r++) {
+        const sgt_op *op = &cx->t->ops[read_ops[r]];
+        if ((rs->causal_op >= 0 && rs->only_causal[read_ops[r]]) != only_causal)
+          continue;
+        if (live && !join)
+          join = sgc_open_if(cx, live, "stage.live");
+        unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
+                                                               elem_type(cx, op->tensor));
+        cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
+                           element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
+      }
+      if (join)
+        sgc_close_if(cx, join);
     }
     if (c + 1 == rs->nchunks || stage_group(rs, c + 1) != stage_group(rs, c))
       cx->tg->stage_commit(cx);
@@ -207,11 +251,7 @@ static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, uns
   LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
   LLVMValueRef v;
   if (pl->stage) {
-    unsigned g = stage_group(rs, c);
-    if (g >= rs->stage_landed) { /* the first read of group g: wait for it */
-      cx->tg->stage_wait(cx, stage_groups(rs) - 1 - g);
-      rs->stage_landed = g + 1;
-    }
+    stage_wait_for(cx, rs, c);
     unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
     v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, pl->vec), stage_ptr(cx, rs, op, c), "x.staged");
     LLVMSetAlignment(v, align);
@@ -277,34 +317,41 @@ static LLVMValueRef operand_chunk(const lowering *lw, const sgt_op *op, int k, u
   return v->is_row ? row_chunk(lw, op->operands[k], c) : splat(lw->cx, v->scalar);
 }
 
+/* The causal op's limit for this thread's row, once a row: q + offset - col,
+ * the lanes j <= limit of chunk 0 kept (q = row mod L, or row when L <= 0;
+ * col: the thread's first column, a cluster's block starting at col_base),
+ * clamped to [-1, span] (span: past the thread's last column) and truncated
+ * to i32, so that chunk c's limit is that less a constant: no clamp a chunk
+ * and no column live across the passes (staged plans spilled them). */
+static LLVMValueRef causal_first32(sgc_ctx *cx, row_state *rs, LLVMValueRef L, LLVMValueRef off) {
+  LLVMBuilderRef b = cx->b;
+  LLVMValueRef zero = LLVMConstInt(cx->i64, 0, 0);
+  LLVMValueRef period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, L, zero, ""), L,
+                                        LLVMConstInt(cx->i64, INT64_MAX, 0), "causal.rows");
+  LLVMValueRef q = LLVMBuildURem(b, rs->row, period, "causal.q");
+  LLVMValueRef col = rs->col[0];
+  if (rs->col_base)
+    col = LLVMBuildAdd(b, col, rs->col_base, "causal.col");
+  LLVMValueRef first = LLVMBuildSub(b, LLVMBuildAdd(b, q, off, ""), col, "causal.first");
+  unsigned long long step = (unsigned long long)cx->plan->threads_per_row * cx->plan->vec;
+  LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1),
+               hi = LLVMConstInt(cx->i64, step * cx->plan->chunks + cx->plan->vec, 0);
+  first = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, first, lo, ""), lo, first, "");
+  first = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, first, hi, ""), hi, first, "");
+  return LLVMBuildTrunc(b, first, cx->i32, "causal.first32");
+}
+
 /* causal(v, L, offset), chunk c: lane j of the vector at column col + j
  * keeps v when col + j <= row mod L + offset, else -inf (L <= 0: row). */
 static LLVMValueRef causal_chunk(const lowering *lw, const sgt_op *op, unsigned c) {
   sgc_ctx *cx = lw->cx;
   LLVMBuilderRef b = cx->b;
   unsigned vec = cx->plan->vec;
-  LLVMValueRef L = lw->vals[op->operands[1]].scalar, off = lw->vals[op->operands[2]].scalar;
-  LLVMValueRef zero = LLVMConstInt(cx->i64, 0, 0);
-  LLVMValueRef period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, L, zero, ""), L,
-                                        LLVMConstInt(cx->i64, INT64_MAX, 0), "causal.rows");
-  LLVMValueRef q = LLVMBuildURem(b, lw->rs->row, period, "causal.q");
-  /* lanes j <= limit = q + offset - col keep v; clamp limit to [-1, vec] first.
-   * col = col[0] + c * threads_per_row * vec (chunk_columns): one row value,
-   * q + offset - col[0], and a constant a chunk, so that no column stays live
-   * in registers across the passes (staged plans spilled them) */
-  LLVMValueRef col = lw->rs->col[0]; /* the row's column: a cluster's block starts at col_base */
-  if (lw->rs->col_base)
-    col = LLVMBuildAdd(b, col, lw->rs->col_base, "causal.col");
-  LLVMValueRef first = LLVMBuildSub(b, LLVMBuildAdd(b, q, off, ""), col, "causal.first");
-  /* clamp once a row to [-1, span] (span: past this thread's last column), so
-   * that the per-chunk limit is an i32 less a constant, no clamp a chunk */
-  unsigned long long step = (unsigned long long)cx->plan->threads_per_row * vec;
-  LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1),
-               hi = LLVMConstInt(cx->i64, step * cx->plan->chunks + vec, 0);
-  first = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, first, lo, ""), lo, first, "");
-  first = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, first, hi, ""), hi, first, "");
-  LLVMValueRef limit = LLVMBuildSub(b, LLVMBuildTrunc(b, first, cx->i32, "causal.first32"),
-                                    LLVMConstInt(cx->i32, c * step, 0), "causal.limit");
+  LLVMValueRef first = lw->rs->causal_first
+                           ? lw->rs->causal_first
+                           : causal_first32(cx, lw->rs, lw->vals[op->operands[1]].scalar,
+                                            lw->vals[op->operands[2]].scalar);
+  LLVMValueRef limit = LLVMBuildSub(b, first, chunk_offset32(cx, c), "causal.limit");
   LLVMValueRef lanes[SGC_MAX_VEC];
   for (unsigned j = 0; j < vec; j++)
     lanes[j] = LLVMConstInt(cx->i32, j, 0);
@@ -343,6 +390,37 @@ static LLVMValueRef row_chunk(const lowering *lw, int i, unsigned c) {
   return r;
 }
 
+/* The value row op i takes in a chunk that rs->causal_op masks wholly (-inf
+ * in every lane there), as one per-row float; NULL when it depends on
+ * anything else of the chunk (a read, another causal op). */
+static LLVMValueRef dead_value(const lowering *lw, int i) {
+  const sgt_op *op = &lw->ops[i];
+  const lval *v = &lw->vals[i];
+  if (!v->is_row)
+    return v->scalar;
+  if (i == lw->rs->causal_op)
+    return LLVMConstReal(lw->cx->f32, -INFINITY);
+  if (op->code == SGT_READ || op->code == SGT_CAUSAL || op->operands[0] < 0)
+    return NULL;
+  LLVMValueRef a = dead_value(lw, op->operands[0]), bv = NULL;
+  if (!a || op->code == SGT_BROADCAST)
+    return a;
+  if (v->recip)
+    return LLVMBuildFMul(lw->cx->b, a, v->recip_scalar, "");
+  if (op->operands[1] >= 0 && !(bv = dead_value(lw, op->operands[1])))
+    return NULL;
+  return elementwise(lw->cx, op->code, a, bv);
+}
+
+/* 1 when op i's value in a wholly masked chunk is the constant `identity`. */
+static int dead_is(const lowering *lw, int i, double identity) {
+  if (lw->rs->causal_op < 0)
+    return 0;
+  LLVMValueRef d = dead_value(lw, i);
+  LLVMBool lossy;
+  return d && LLVMIsAConstantFP(d) && LLVMConstRealGetDouble(d, &lossy) == identity;
+}
+
 /* A reduction's input: chunk c of a row value, masked with `fill` past N. */
 typedef struct masked_src {
   const lowering *lw;
@@ -356,6 +434,46 @@ static LLVMValueRef masked_chunk(void *env, unsigned c) {
   return ok ? LLVMBuildSelect(m->lw->cx->b, ok, v, m->fill, "") : v;
 }
 
+/* The reduction's chunk c is skipped where causal masks it wholly (only
+ * used when the input is the identity there: masked_reduction). */
+static LLVMValueRef masked_live(void *env, unsigned c) {
+  const masked_src *m = env;
+  stage_wait_for(m->lw->cx, m->lw->rs, c); /* not first inside the skipped branch */
+  return chunk_live(m->lw->cx, m->lw->rs, c);
+}
+
+/* The reduction input of row value `op` (identity: the reduction's), for sgc_reduce_*. */
+static sgc_chunks masked_reduction(masked_src *src, double identity) {
+  sgc_chunks x = {masked_chunk, src, NULL};
+  if (dead_is(src->lw, src->op, identity))
+    x.live = masked_live;
+  return x;
+}
+
+/* Chunk c of row value i where chunk_live holds, else `dead` (its value in
+ * a wholly masked chunk): a branch, so that skipped chunks cost no work. The
+ * chunk values built on the live side are forgotten after it (they do not
+ * dominate what follows). */
+static LLVMValueRef causal_skip(const lowering *lw, int i, unsigned c, LLVMValueRef dead) {
+  sgc_ctx *cx = lw->cx;
+  int seg[SGT_MAX_OPS];
+  for (int k = 0; k < cx->t->nops; k++)
+    seg[k] = lw->vals[k].seg[c];
+  stage_wait_for(cx, lw->rs, c);
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(cx->b);
+  LLVMBasicBlockRef join = sgc_open_if(cx, chunk_live(cx, lw->rs, c), "chunk.live");
+  LLVMValueRef x = row_chunk(lw, i, c);
+  LLVMBasicBlockRef done = LLVMGetInsertBlock(cx->b);
+  sgc_close_if(cx, join);
+  LLVMValueRef phi = LLVMBuildPhi(cx->b, LLVMTypeOf(x), "chunk");
+  LLVMValueRef v[2] = {x, dead};
+  LLVMBasicBlockRef bb[2] = {done, from};
+  LLVMAddIncoming(phi, v, bb, 2);
+  for (int k = 0; k < cx->t->nops; k++)
+    lw->vals[k].seg[c] = seg[k];
+  return phi;
+}
+
 static void lower_write(const lowering *lw, const sgt_op *op) {
   sgc_ctx *cx = lw->cx;
   row_state *rs = lw->rs;
@@ -363,11 +481,18 @@ static void lower_write(const lowering *lw, const sgt_op *op) {
   const lval *v = &lw->vals[op->operands[0]];
   LLVMTypeRef et = elem_type(cx, op->tensor);
   unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
+  LLVMValueRef dead = v->is_row && rs->causal_op >= 0 ? dead_value(lw, op->operands[0]) : NULL;
+  if (dead)
+    dead = splat(cx, dead);
   for (unsigned c = 0; c < rs->nchunks; c++) {
     LLVMValueRef guard = rs->col_valid[c];
     if (pl->rows_per_block > 1)
       guard = guard ? LLVMBuildAnd(cx->b, guard, rs->row_valid, "") : rs->row_valid;
-    LLVMValueRef x = v->is_row ? row_chunk(lw, op->operands[0], c) : splat(cx, v->scalar);
+    LLVMValueRef x = v->is_row ? NULL : splat(cx, v->scalar);
+    if (v->is_row && dead) /* a wholly masked chunk stores the dead value (causal_skip) */
+      x = causal_skip(lw, op->operands[0], c, dead);
+    else if (v->is_row)
+      x = row_chunk(lw, op->operands[0], c);
     if (et != cx->f32)
       x = LLVMBuildFPTrunc(cx->b, x, LLVMVectorType(et, pl->vec), "");
     LLVMBasicBlockRef join = NULL;
@@ -413,7 +538,7 @@ static void lower_op(const lowering *lw, int i) {
     /* max, exp(a - max) and sum in one online reduction; staged plans
      * rebuild exp(a - max) where it is used next */
     masked_src src = {lw, op->operands[0], splat(cx, LLVMConstReal(cx->f32, -INFINITY))};
-    sgc_chunks x = {masked_chunk, &src};
+    sgc_chunks x = masked_reduction(&src, -INFINITY);
     sgc_reduce_row_online(cx, &x, pl->stage ? NULL : vals[exp_op].chunks, &out->scalar,
                           &vals[sum_op].scalar);
     vals[sum_op].is_row = 0;
@@ -438,7 +563,7 @@ static void lower_op(const lowering *lw, int i) {
   case SGT_SUM: {
     sgc_reduce_kind kind = op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM;
     masked_src src = {lw, op->operands[0], splat(cx, sgc_identity(cx, kind))};
-    sgc_chunks x = {masked_chunk, &src};
+    sgc_chunks x = masked_reduction(&src, kind == SGC_REDUCE_MAX ? -INFINITY : 0.0);
     out->scalar = sgc_reduce_row(cx, kind, &x);
     rs->cur_seg++;
     return;
@@ -458,6 +583,7 @@ static void lower_op(const lowering *lw, int i) {
     if (op->code == SGT_SAFE_DIV)
       rc = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, den, zero, ""), zero, rc, "");
     out->recip = splat(cx, rc);
+    out->recip_scalar = rc;
   }
   if (!pl->stage && pl->row_tiles <= 1) /* tiled rows build chunks in each tile's pass */
     for (unsigned c = 0; c < pl->chunks; c++)
@@ -597,7 +723,7 @@ static void lower_tiled(const lowering *lw) {
                                                                             : SGC_REDUCE_SUM, {0}};
       tile_pass_emit(lw, &tp);
       lw->rs->nchunks = cx->plan->chunks;
-      sgc_chunks x = {tile_acc_chunk, &tp};
+      sgc_chunks x = {tile_acc_chunk, &tp, NULL};
       lw->vals[i].is_row = 0;
       if (online) {
         sgc_reduce_pairs(cx, tp.acc[0], tp.acc[1], &lw->vals[i].scalar, &lw->vals[sum].scalar);
@@ -664,6 +790,22 @@ static LLVMValueRef block_row(sgc_ctx *cx, const row_state *rs, LLVMValueRef rb,
   return LLVMBuildAdd(b, LLVMBuildMul(b, rb, k, ""), row_in, "row");
 }
 
+/* The causal op whose wholly masked chunks staged plans skip: the template's
+ * only one, its row count and offset kernel parameters; -1 when none. */
+static int causal_skip_op(const sg_template *t) {
+  int found = -1;
+  for (int i = 0; i < t->nops; i++) {
+    const sgt_op *o = &t->ops[i];
+    if (o->code != SGT_CAUSAL)
+      continue;
+    if (found >= 0 || t->ops[o->operands[1]].code != SGT_PARAM ||
+        t->ops[o->operands[2]].code != SGT_PARAM)
+      return -1;
+    found = i;
+  }
+  return found;
+}
+
 static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   const sg_plan *pl = cx->plan;
   const sg_template *t = cx->t;
@@ -678,6 +820,9 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   }
   row_state rs;
   memset(&rs, 0, sizeof rs);
+  rs.causal_op = pl->stage ? causal_skip_op(t) : -1;
+  for (int i = 0; rs.causal_op >= 0 && i < t->nops; i++)
+    rs.only_causal[i] = t->ops[i].code == SGT_READ && sgt_only_through_causal(t, i, rs.causal_op);
   if (pl->stage) { /* dynamic shared memory: its size is the launch's (meta dsmem) */
     LLVMTypeRef at = LLVMArrayType2(LLVMInt8TypeInContext(cx->ctx), 0);
     rs.stage = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_stage", cx->tg->shared_as);
@@ -805,6 +950,11 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
   } else if (pl->stage) { /* waited for chunk by chunk (read_chunk) */
+    if (rs.causal_op >= 0) { /* before the copies: stage_rows skips masked ones */
+      const sgt_op *co = &t->ops[rs.causal_op];
+      rs.causal_first = causal_first32(cx, &rs, cx->scalar_args[t->ops[co->operands[1]].tensor],
+                                       cx->scalar_args[t->ops[co->operands[2]].tensor]);
+    }
     stage_rows(cx, &rs, read_ops, nreads, rs.row_clamped);
   } else if (pl->row_tiles <= 1) { /* tiled rows load in each pass */
     for (unsigned r = 0; r < nreads; r++)
@@ -818,7 +968,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   memset(rs.done, 0, sizeof rs.done);
   rs.cur_seg = 0;
   for (int i = 0; i < t->nops; i++) {
-    vals[i] = (lval){0, NULL, NULL, store + (size_t)i * pl->chunks, segs + (size_t)i * pl->chunks};
+    vals[i] = (lval){.chunks = store + (size_t)i * pl->chunks, .seg = segs + (size_t)i * pl->chunks};
     for (unsigned c = 0; c < pl->chunks; c++)
       vals[i].seg[c] = -1;
   }

@@ -126,15 +126,14 @@ static LLVMValueRef slot_index(sgc_ctx *cx, unsigned area, unsigned per_parity, 
   return LLVMBuildAdd(b, LLVMBuildAdd(b, base, row, ""), at, "");
 }
 
-/* Runs `guard ? body : nothing` where body stores; returns to the join block. */
-static LLVMBasicBlockRef open_if(sgc_ctx *cx, LLVMValueRef guard, const char *name) {
+LLVMBasicBlockRef sgc_open_if(sgc_ctx *cx, LLVMValueRef guard, const char *name) {
   LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, name);
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "join");
   LLVMBuildCondBr(cx->b, guard, then, join);
   LLVMPositionBuilderAtEnd(cx->b, then);
   return join;
 }
-static void close_if(sgc_ctx *cx, LLVMBasicBlockRef join) {
+void sgc_close_if(sgc_ctx *cx, LLVMBasicBlockRef join) {
   LLVMBuildBr(cx->b, join);
   LLVMPositionBuilderAtEnd(cx->b, join);
 }
@@ -148,12 +147,12 @@ static partial block_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   LLVMValueRef lane_in_wave = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->wave - 1, 0), "");
   LLVMValueRef wave_in_row =
       LLVMBuildLShr(b, cx->lane_in_row, LLVMConstInt(cx->i32, __builtin_ctz(pl->wave), 0), "");
-  LLVMBasicBlockRef join = open_if(
+  LLVMBasicBlockRef join = sgc_open_if(
       cx, LLVMBuildICmp(b, LLVMIntEQ, lane_in_wave, LLVMConstInt(cx->i32, 0, 0), ""), "red.store");
   for (unsigned k = 0; k < w; k++)
     LLVMBuildStore(b, acc.v[k], smem_at(cx, slot_index(cx, 0, pl->smem_parity_floats, slot, P, 2,
                                                        wave_in_row, k)));
-  close_if(cx, join);
+  sgc_close_if(cx, join);
   cx->tg->barrier(cx);
   partial parts[32];
   for (unsigned i = 0; i < P; i++)
@@ -178,14 +177,14 @@ static partial cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   unsigned C = pl->cluster, w = width_of(kind), slot = cx->next_slot;
   unsigned area = pl->smem_bytes / 4 - 2 * pl->cluster_parity_floats;
   if (!cx->cluster_started) {
-    LLVMBasicBlockRef join = open_if(
+    LLVMBasicBlockRef join = sgc_open_if(
         cx, LLVMBuildICmp(b, LLVMIntEQ, cx->iteration, LLVMConstInt(cx->i32, 0, 0), ""),
         "cluster.started");
     cx->tg->cluster_wait(cx);
-    close_if(cx, join);
+    sgc_close_if(cx, join);
     cx->cluster_started = 1;
   }
-  LLVMBasicBlockRef join = open_if(
+  LLVMBasicBlockRef join = sgc_open_if(
       cx, LLVMBuildICmp(b, LLVMIntEQ, cx->lane_in_row, LLVMConstInt(cx->i32, 0, 0), ""),
       "cluster.store");
   for (unsigned k = 0; k < w; k++) {
@@ -194,7 +193,7 @@ static partial cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
     for (unsigned r = 0; r < C; r++)
       cx->tg->cluster_store(cx, p, LLVMConstInt(cx->i32, r, 0), acc.v[k]);
   }
-  close_if(cx, join);
+  sgc_close_if(cx, join);
   cx->tg->cluster_arrive(cx, 0);
   cx->tg->cluster_wait(cx);
   partial parts[16];
@@ -234,14 +233,53 @@ static LLVMValueRef across_vector(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRe
   return tree1(cx, kind, vals, cx->plan->vec);
 }
 
+static LLVMValueRef splat_f32(sgc_ctx *cx, LLVMValueRef scalar) {
+  LLVMValueRef zeros[SGC_MAX_VEC];
+  for (unsigned i = 0; i < cx->plan->vec; i++)
+    zeros[i] = LLVMConstInt(cx->i32, 0, 0);
+  LLVMTypeRef vt = LLVMVectorType(cx->f32, cx->plan->vec);
+  return LLVMBuildShuffleVector(
+      cx->b, LLVMBuildInsertElement(cx->b, LLVMGetPoison(vt), scalar, LLVMConstInt(cx->i32, 0, 0), ""),
+      LLVMGetPoison(vt), LLVMConstVector(zeros, cx->plan->vec), "");
+}
+
+/* Staged rows: chunk c's update of the thread's accumulators runs only where
+ * x->live holds (a chunk of identities changes nothing); chunk_close joins
+ * the two ways with phis (acc: after the update, before: the values it
+ * started from). No join (NULL) when every chunk counts. */
+static LLVMBasicBlockRef chunk_open(sgc_ctx *cx, const sgc_chunks *x, unsigned c,
+                                    LLVMBasicBlockRef *from) {
+  LLVMValueRef live = x->live ? x->live(x->env, c) : NULL;
+  *from = LLVMGetInsertBlock(cx->b);
+  return live ? sgc_open_if(cx, live, "chunk.live") : NULL;
+}
+static void chunk_close(sgc_ctx *cx, LLVMBasicBlockRef join, LLVMBasicBlockRef from,
+                        LLVMValueRef *acc, const LLVMValueRef *before, unsigned n) {
+  if (!join)
+    return;
+  LLVMBasicBlockRef done = LLVMGetInsertBlock(cx->b);
+  sgc_close_if(cx, join);
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef phi = LLVMBuildPhi(cx->b, LLVMTypeOf(acc[k]), "acc");
+    LLVMValueRef v[2] = {acc[k], before[k]};
+    LLVMBasicBlockRef bb[2] = {done, from};
+    LLVMAddIncoming(phi, v, bb, 2);
+    acc[k] = phi;
+  }
+}
+
 /* The thread's partial of a row value: every chunk, then a tree (registers),
  * or each chunk folded in as it is built (staged). */
 static LLVMValueRef thread_partial(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks *x) {
   const sg_plan *pl = cx->plan;
   if (pl->stage) {
-    LLVMValueRef acc = x->get(x->env, 0);
-    for (unsigned c = 1; c < pl->chunks; c++)
-      acc = sgc_combine(cx, kind, acc, x->get(x->env, c));
+    LLVMValueRef acc = x->live ? splat_f32(cx, sgc_identity(cx, kind)) : NULL;
+    for (unsigned c = 0; c < pl->chunks; c++) {
+      LLVMBasicBlockRef from, join = chunk_open(cx, x, c, &from);
+      LLVMValueRef before = acc, v = x->get(x->env, c);
+      acc = acc ? sgc_combine(cx, kind, acc, v) : v;
+      chunk_close(cx, join, from, &acc, &before, 1);
+    }
     return across_vector(cx, kind, acc);
   }
   LLVMValueRef vals[64];
@@ -253,16 +291,6 @@ static LLVMValueRef thread_partial(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_
 LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks *x) {
   partial acc = {{thread_partial(cx, kind, x), NULL}};
   return across_threads(cx, kind, acc).v[0];
-}
-
-static LLVMValueRef splat_f32(sgc_ctx *cx, LLVMValueRef scalar) {
-  LLVMValueRef zeros[SGC_MAX_VEC];
-  for (unsigned i = 0; i < cx->plan->vec; i++)
-    zeros[i] = LLVMConstInt(cx->i32, 0, 0);
-  LLVMTypeRef vt = LLVMVectorType(cx->f32, cx->plan->vec);
-  return LLVMBuildShuffleVector(
-      cx->b, LLVMBuildInsertElement(cx->b, LLVMGetPoison(vt), scalar, LLVMConstInt(cx->i32, 0, 0), ""),
-      LLVMGetPoison(vt), LLVMConstVector(zeros, cx->plan->vec), "");
 }
 
 /* What a thread subtracts before exp: its max, or 0 when that is -inf (all
@@ -282,13 +310,18 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LL
     mt = LLVMConstReal(cx->f32, -INFINITY);
     st = LLVMConstReal(cx->f32, 0.0);
     for (unsigned c = 0; c < pl->chunks; c++) {
-      LLVMValueRef v = x->get(x->env, c);
+      LLVMBasicBlockRef from, join = chunk_open(cx, x, c, &from);
+      LLVMValueRef before[2] = {mt, st}, v = x->get(x->env, c);
       LLVMValueRef mn = vmax(cx, mt, across_vector(cx, SGC_REDUCE_MAX, v));
       LLVMValueRef ec = sgc_exp(cx, LLVMBuildFSub(b, v, splat_f32(cx, exp_shift(cx, mn)), ""));
       LLVMValueRef se = across_vector(cx, SGC_REDUCE_SUM, ec);
-      st = c == 0 ? se
+      st = c == 0 ? se /* st is still 0 */
                   : LLVMBuildFAdd(b, LLVMBuildFMul(b, st, sgc_rescale(cx, mt, mn), ""), se, "");
       mt = mn;
+      LLVMValueRef acc[2] = {mt, st};
+      chunk_close(cx, join, from, acc, before, 2);
+      mt = acc[0];
+      st = acc[1];
     }
   } else {
     LLVMValueRef xs[64], vals[64];

@@ -65,6 +65,20 @@ int sgt_online_chain(const sg_template *t, int i, int *exp_op, int *sum_op) {
   return 0;
 }
 
+int sgt_only_through_causal(const sg_template *t, int i, int causal) {
+  for (int u = i + 1; u < t->nops; u++) {
+    const sgt_op *o = &t->ops[u];
+    for (int k = 0; k < SGT_MAX_OPERANDS; k++) {
+      if (o->operands[k] != i || (u == causal && k == 0))
+        continue;
+      if (o->code == SGT_WRITE || o->code == SGT_CAUSAL || sgt_opcode_is_reduction(o->code) ||
+          !sgt_only_through_causal(t, u, causal))
+        return 0;
+    }
+  }
+  return 1;
+}
+
 typedef struct parser {
   sgl_lexer lx;
   sg_template *t;

@@ -104,4 +104,9 @@ int sgt_opcode_is_reduction(sgt_opcode code);
  * returns 1 when op i starts one, else 0. */
 int sgt_online_chain(const sg_template *t, int i, int *exp_op, int *sum_op);
 
+/* 1 when op i's value reaches the kernel's outputs only as operand 0 of
+ * causal op `causal`, through element-wise ops (and broadcasts): where that
+ * causal op masks an element, op i's element there is never needed. */
+int sgt_only_through_causal(const sg_template *t, int i, int causal);
+
 #endif

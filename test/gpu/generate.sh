@@ -175,7 +175,7 @@ rm -rf "$out/variants"
 mkdir -p "$out/variants"
 vjobs="$tmp/vjobs"
 : >"$vjobs"
-for n in 128 1000 4097 32768; do
+for n in 128 1000 4097 32768 131072; do
   for dt in f16 bf16 f32; do
     for t in scaled_softmax masked_softmax causal_softmax attention_softmax safe_softmax \
              safe_attention_softmax; do

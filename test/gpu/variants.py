@@ -10,19 +10,21 @@ Produces: a list of (name, ok, detail) cases.
 Cases per (template, dtype, N), x [2, 3, L, N] with L = 24 queries (M = 144 rows), x = 3 randn:
   scaled     softmax(x * 0.125)
   masked     softmax(x * 0.125 + mask), mask [L, N] (10 % -inf, row 5 all -inf: NaN rows)
-  causal     softmax of x * 0.125 with keys n > q + offset removed, offsets 0 and N - L
+  causal     softmax of x * 0.125 with keys n > q + offset removed, offsets 0, N / 3 + 5
+             and N - L (staged rows skip the chunks a row masks wholly: every boundary)
   attention  mask and causal together (offset 0)
   safe       the safe rule on mask + causal (offset -3: rows with no key left give zeros)
   safe_plain safe_softmax of x with a row of all -inf (zeros, as torch._safe_softmax)
   dtype      softmax / log_softmax(x, dtype=torch.float32) of f16 / bf16 x: the U kernel
 Checks: NaN exactly where the reference is NaN; relative error by norm over the finite
 entries <= TOL of the output dtype (f16 1e-3, bf16 1e-2, f32 1e-5, x 2 for the input's own
-rounding already in the reference); output dtype and shape as asked.
+rounding already in the reference), or twice the output dtype's own rounding of the reference
+where that is larger (f16 subnormals at N = 131072); output dtype and shape as asked.
 """
 import os
 
 TOL = {"f16": 2e-3, "bf16": 2e-2, "f32": 2e-5}
-NS = [128, 1000, 4097, 32768]
+NS = [128, 1000, 4097, 32768, 131072]
 L = 24
 
 
@@ -82,7 +84,10 @@ def run(objects, say):
         rel, why = _rel(y, ref)
         if rel is None:
             return False, why
-        return rel <= TOL[dt], f"rel err {rel:.2e} (tol {TOL[dt]:.0e})"
+        # long f16 rows hold values under f16's normal range (N = 131072: ~1e-5), where
+        # the output's own rounding of the exact result exceeds TOL: allow twice that
+        tol = max(TOL[dt], 2 * _rel(ref.to(want_dtype), ref)[0])
+        return rel <= tol, f"rel err {rel:.2e} (tol {tol:.1e})"
 
     for dt in ("f16", "bf16", "f32"):
         for n in NS:
@@ -103,6 +108,7 @@ def run(objects, say):
             case(f"scaled {tag}", lambda: one(scale=0.125))
             case(f"masked {tag}", lambda: one(scale=0.125, m=mask))
             case(f"causal {tag}", lambda: one(scale=0.125, offset=0))
+            case(f"causal_mid {tag}", lambda: one(scale=0.125, offset=n // 3 + 5))
             case(f"causal_br {tag}", lambda: one(scale=0.125, offset=n - L))
             case(f"attention {tag}", lambda: one(scale=0.125, m=mask, offset=0))
             case(f"safe {tag}", lambda: one(scale=0.125, m=mask, offset=-3, safe=True))
