@@ -557,16 +557,24 @@ static void choose_pipeline(resolver *r) {
   pl->chosen.prefetch = 1;
 }
 
+/* Bytes of shared memory a staged workgroup's rows take. */
+static uint64_t staged_bytes(const resolver *r) {
+  const sg_plan *pl = r->plan;
+  return (uint64_t)pl->chunks * pl->threads_per_row * pl->vec * pl->rows_per_block * read_bytes(r);
+}
+
 /* Online (max, sum) pairs by default (measured on an H100 and an H200,
  * tools/bench/README.md): they save a pass, worth it where that pass is a
- * cluster barrier, and for staged 16-bit rows (a pass over shared memory);
- * staged f32 rows measured faster apart (the pairs' registers spill under the
- * cap of 3 blocks a multiprocessor); without clusters or staging, apart. */
+ * cluster barrier, and for staged rows (a pass over shared memory) of 16-bit
+ * inputs or of blocks alone on a multiprocessor (f32 N = 262144: 0.88 -> 0.97
+ * of copy); staged f32 rows of smaller blocks measured faster apart (the
+ * pairs' registers spill under the cap of 3 blocks a multiprocessor); without
+ * clusters or staging, apart. */
 static int online_by_default(const resolver *r) {
   if (r->plan->stage) {
     unsigned widest;
     read_sizes(r, NULL, &widest);
-    return widest < 4;
+    return widest < 4 || 2 * staged_bytes(r) > r->plan->target->stage_smem(r->plan->arch);
   }
   if (r->plan->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */
     return r->plan->row_tiles > 1;
@@ -676,7 +684,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   }
   if (pl->stage) {
     uint64_t pitch = (uint64_t)pl->chunks * pl->threads_per_row * pl->vec;
-    uint64_t bytes = pitch * pl->rows_per_block * read_bytes(r);
+    uint64_t bytes = staged_bytes(r);
     unsigned limit = tg->stage_smem(pl->arch);
     if (bytes + pl->smem_bytes > limit) {
       sg_status rej = sg_diag_set(diag, SG_ERR_CONSTRAINT, "staging %u row%s of %lld columns "
