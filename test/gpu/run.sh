@@ -347,6 +347,7 @@ san_objs=(
   "log_softmax_backward_bf16_n65536_auto.cubin:template log_softmax_backward, staged over a cluster"
   "variants/safe_attention_softmax_f16_f16_n32768.cubin:scale, repeated mask rows, causal, safe; staged over a cluster"
   "variants/causal_softmax_f32_f32_n1000.cubin:causal, scalars, masked tail"
+  "variants/causal_softmax_f32_f32_n131072.cubin:causal, staged over a cluster, wholly masked chunks skipped"
   "softmax_f16_n4097_inner.cubin:inner layout (--inner 3), tiled rows, online pass"
   "softmax_backward_f32_n33_inner.cubin:inner layout (--inner 3), two inputs, rows in registers"
 )
