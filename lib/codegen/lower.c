@@ -221,14 +221,13 @@ static void stage_rows(sgc_ctx *cx, row_state *rs, const int *read_ops, unsigned
   const sg_plan *pl = cx->plan;
   for (unsigned c = 0; c < rs->nchunks; c++) {
     for (int only_causal = 0; only_causal < 2; only_causal++) { /* those copied always, then */
-      LLVMValueRef live = only_causal ? chunk_live(cx, rs, c) : NULL;
       LLVMBasicBlockRef join = NULL;
       for (unsigned r = 0; r < nreads; r++) {
         const sgt_op *op = &cx->t->ops[read_ops[r]];
         if ((rs->causal_op >= 0 && rs->only_causal[read_ops[r]]) != only_causal)
           continue;
-        if (live && !join)
-          join = sgc_open_if(cx, live, "stage.live");
+        if (only_causal && !join) /* the chunk's first such read opens the branch */
+          join = sgc_open_if(cx, chunk_live(cx, rs, c), "stage.live");
         unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
                                                                elem_type(cx, op->tensor));
         cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),

@@ -86,6 +86,7 @@ def run(objects, say):
             return False, why
         # long f16 rows hold values under f16's normal range (N = 131072: ~1e-5), where
         # the output's own rounding of the exact result exceeds TOL: allow twice that
+        # (the rule of torch_api.py's bound())
         tol = max(TOL[dt], 2 * _rel(ref.to(want_dtype), ref)[0])
         return rel <= tol, f"rel err {rel:.2e} (tol {tol:.1e})"
 
