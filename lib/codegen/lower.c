@@ -19,7 +19,10 @@
  * one causal op in the template, a staged thread skips the chunks it masks
  * wholly (chunk_live): no copy for the reads only it needs, no reduction
  * update, one per-row value stored (causal_skip); a causal row reads only
- * the columns it keeps.
+ * the columns it keeps. Staged plans with prefetch (rows_in_flight 2, a
+ * persistent grid) copy the next row block into a thread's slots as the
+ * template's last op (a write) frees them, chunk by chunk (stage_next), so
+ * the next row's copies overlap this row's stores; they copy rows whole.
  * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows, and the
  * inner layout) hold a tile of `chunks` vectors at a time: each reduction is a
  * loop over the tiles that re-reads the row (lower_tiled below); an online
@@ -66,6 +69,10 @@ typedef struct row_state {
                                      masked chunks are skipped (causal_skip); else -1 */
   LLVMValueRef causal_first;      /* its first masked column less this thread's, clamped (i32) */
   unsigned char only_causal[SGT_MAX_OPS]; /* read ops needed only where causal_op keeps */
+  int read_ops[SGT_MAX_OPS];      /* the template's read ops, in order */
+  unsigned nreads;
+  LLVMValueRef next_row, more;    /* staged prefetch: the next row block's row (clamped,
+                                     i64; NULL: no prefetch) and whether there is one (i1) */
   int cur_seg;                    /* segment: reductions lowered so far */
 } row_state;
 
@@ -213,33 +220,49 @@ static void stage_wait_for(sgc_ctx *cx, row_state *rs, unsigned c) {
   }
 }
 
-/* Copies this thread's vectors of the `nreads` read ops for row `row`
- * (clamped like load_raw) into shared memory, chunk by chunk, a group
- * committed after each group's last chunk. */
-static void stage_rows(sgc_ctx *cx, row_state *rs, const int *read_ops, unsigned nreads,
-                       LLVMValueRef row) {
+/* Copies this thread's chunk c of the read ops for row `row` (clamped like
+ * load_raw) into shared memory, committing a group after each group's last
+ * chunk. */
+static void stage_chunk(sgc_ctx *cx, row_state *rs, LLVMValueRef row, unsigned c) {
+  const int *read_ops = rs->read_ops;
   const sg_plan *pl = cx->plan;
-  for (unsigned c = 0; c < rs->nchunks; c++) {
-    for (int only_causal = 0; only_causal < 2; only_causal++) { /* those copied always, then */
-      LLVMBasicBlockRef join = NULL;
-      for (unsigned r = 0; r < nreads; r++) {
-        const sgt_op *op = &cx->t->ops[read_ops[r]];
-        if ((rs->causal_op >= 0 && rs->only_causal[read_ops[r]]) != only_causal)
-          continue;
-        if (only_causal && !join) /* the chunk's first such read opens the branch */
-          join = sgc_open_if(cx, chunk_live(cx, rs, c), "stage.live");
-        unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
-                                                               elem_type(cx, op->tensor));
-        cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
-                           element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
-      }
-      if (join)
-        sgc_close_if(cx, join);
+  for (int only_causal = 0; only_causal < 2; only_causal++) { /* those copied always, then */
+    LLVMBasicBlockRef join = NULL;
+    for (unsigned r = 0; r < rs->nreads; r++) {
+      const sgt_op *op = &cx->t->ops[read_ops[r]];
+      if ((rs->causal_op >= 0 && rs->only_causal[read_ops[r]]) != only_causal)
+        continue;
+      if (only_causal && !join) /* the chunk's first such read opens the branch */
+        join = sgc_open_if(cx, chunk_live(cx, rs, c), "stage.live");
+      unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
+                                                             elem_type(cx, op->tensor));
+      cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
+                         element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
     }
-    if (c + 1 == rs->nchunks || stage_group(rs, c + 1) != stage_group(rs, c))
-      cx->tg->stage_commit(cx);
+    if (join)
+      sgc_close_if(cx, join);
   }
+  if (c + 1 == rs->nchunks || stage_group(rs, c + 1) != stage_group(rs, c))
+    cx->tg->stage_commit(cx);
+}
+
+/* Copies this thread's vectors of the read ops for row `row`, chunk by chunk. */
+static void stage_rows(sgc_ctx *cx, row_state *rs, LLVMValueRef row) {
+  for (unsigned c = 0; c < rs->nchunks; c++)
+    stage_chunk(cx, rs, row, c);
   rs->stage_landed = 0;
+}
+
+/* Staged plans with prefetch (rs->next_row): once the template's last op has
+ * stored chunk c, this thread is done with chunk c's slots, so the next row
+ * block's copies into them start there (when there is one), overlapping the
+ * rest of this row's stores. A slot is only ever read by the thread that
+ * copies into it, and the copy is issued after the store that consumed the
+ * slot's last read: no barrier. */
+static void stage_next(sgc_ctx *cx, row_state *rs, unsigned c) {
+  LLVMBasicBlockRef join = sgc_open_if(cx, rs->more, "stage.next");
+  stage_chunk(cx, rs, rs->next_row, c);
+  sgc_close_if(cx, join);
 }
 
 /* Chunk c of the read's value: the raw vector widened to f32, -inf past N
@@ -507,6 +530,8 @@ static void lower_write(const lowering *lw, const sgt_op *op) {
       LLVMBuildBr(cx->b, join);
       LLVMPositionBuilderAtEnd(cx->b, join);
     }
+    if (rs->next_row && op == &cx->t->ops[cx->t->nops - 1]) /* the row's last use of chunk c */
+      stage_next(cx, rs, c);
   }
 }
 
@@ -817,9 +842,13 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     LLVMSetLinkage(cx->smem, LLVMInternalLinkage);
     LLVMSetAlignment(cx->smem, 16);
   }
+  if (pl->stage && pl->prefetch && (t->nops == 0 || t->ops[t->nops - 1].code != SGT_WRITE))
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "codegen: staged rows are copied ahead "
+                       "after the template's last op, which must be a write");
   row_state rs;
   memset(&rs, 0, sizeof rs);
-  rs.causal_op = pl->stage ? causal_skip_op(t) : -1;
+  /* staged rows copied ahead (prefetch) are copied whole: no chunk skipping */
+  rs.causal_op = pl->stage && !pl->prefetch ? causal_skip_op(t) : -1;
   for (int i = 0; rs.causal_op >= 0 && i < t->nops; i++)
     rs.only_causal[i] = t->ops[i].code == SGT_READ && sgt_only_through_causal(t, i, rs.causal_op);
   if (pl->stage) { /* dynamic shared memory: its size is the launch's (meta dsmem) */
@@ -897,12 +926,13 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   }
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), pl->prefetch ? pre : body, idle);
 
-  /* raw loads: with prefetch, row block rb+step is loaded while rb computes */
-  unsigned nreads = 0;
-  int read_ops[SGT_MAX_OPS];
+  /* with prefetch, row block rb+step is loaded (registers) or copied
+   * (staged: stage_next) while rb computes */
   for (int i = 0; i < t->nops; i++)
     if (t->ops[i].code == SGT_READ)
-      read_ops[nreads++] = i;
+      rs.read_ops[rs.nreads++] = i;
+  const int *read_ops = rs.read_ops;
+  unsigned nreads = rs.nreads, loaded_ahead = pl->prefetch && !pl->stage;
   LLVMValueRef *raw_store = calloc((size_t)3 * t->nops * pl->chunks + 1, sizeof *raw_store);
   LLVMValueRef *store = calloc((size_t)t->nops * pl->chunks + 1, sizeof *store);
   int *segs = calloc((size_t)t->nops * pl->chunks + 1, sizeof *segs);
@@ -920,8 +950,11 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
     LLVMValueRef row = block_row(cx, &rs, first, row_in);
     LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
-    for (unsigned r = 0; r < nreads; r++)
+    if (pl->stage)
+      stage_rows(cx, &rs, rc);
+    for (unsigned r = 0; loaded_ahead && r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_first + r * pl->chunks);
+    pre = LLVMGetInsertBlock(b); /* block_row may have branched */
     LLVMBuildBr(b, body);
   } else {
     LLVMDeleteBasicBlock(pre);
@@ -931,7 +964,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   LLVMValueRef rb = LLVMBuildPhi(b, cx->i64, "row.block");
   cx->iteration = LLVMBuildPhi(b, cx->i32, "iteration");
   cx->cluster_started = 0;
-  for (unsigned r = 0; pl->prefetch && r < nreads; r++)
+  for (unsigned r = 0; loaded_ahead && r < nreads; r++)
     for (unsigned c = 0; c < pl->chunks; c++)
       raw_cur[r * pl->chunks + c] = LLVMBuildPhi(b, LLVMTypeOf(raw_first[r * pl->chunks + c]), "x.cur");
   cx->parity = LLVMBuildAnd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "parity");
@@ -946,15 +979,20 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     LLVMValueRef nb = LLVMBuildSelect(b, more, next, rb, "");
     LLVMValueRef row = block_row(cx, &rs, nb, row_in);
     LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
-    for (unsigned r = 0; r < nreads; r++)
+    for (unsigned r = 0; loaded_ahead && r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
+    if (pl->stage) { /* this row's copies were issued before the loop or by the last trip */
+      rs.next_row = rc;
+      rs.more = more;
+      rs.stage_landed = 0;
+    }
   } else if (pl->stage) { /* waited for chunk by chunk (read_chunk) */
     if (rs.causal_op >= 0) { /* before the copies: stage_rows skips masked ones */
       const sgt_op *co = &t->ops[rs.causal_op];
       rs.causal_first = causal_first32(cx, &rs, cx->scalar_args[t->ops[co->operands[1]].tensor],
                                        cx->scalar_args[t->ops[co->operands[2]].tensor]);
     }
-    stage_rows(cx, &rs, read_ops, nreads, rs.row_clamped);
+    stage_rows(cx, &rs, rs.row_clamped);
   } else if (pl->row_tiles <= 1) { /* tiled rows load in each pass */
     for (unsigned r = 0; r < nreads; r++)
       load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);
@@ -987,7 +1025,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   LLVMAddIncoming(rb, in_vals, in_bbs, 2);
   LLVMValueRef it_vals[2] = {LLVMConstInt(cx->i32, 0, 0), next_iteration};
   LLVMAddIncoming(cx->iteration, it_vals, in_bbs, 2);
-  for (unsigned k = 0; pl->prefetch && k < nreads * pl->chunks; k++) {
+  for (unsigned k = 0; loaded_ahead && k < nreads * pl->chunks; k++) {
     LLVMValueRef v[2] = {raw_first[k], raw_next[k]};
     LLVMAddIncoming(raw_cur[k], v, in_bbs, 2);
   }

@@ -191,6 +191,17 @@ static unsigned read_bytes(const resolver *r) { return read_sizes(r, NULL, NULL)
 #define STAGE_BLOCK_BYTES (64 * 1024)
 #define STAGE_ACCESSES 8
 #define STAGE_MAX_CHUNKS 64
+/* shared memory a staged block leaves for its reduction buffers */
+#define STAGE_RESERVE 8192
+/* A staged share fits a workgroup; in a non-portable cluster (over the
+ * target's max_cluster) only when the block is alone on its multiprocessor:
+ * synccheck flagged clusters of 16 with several blocks a multiprocessor and
+ * passed those of one (test/gpu/cluster16.sh, "Issue 10" in test/gpu/RESULTS.md). */
+static int stage_share_fits(const sg_target_info *tg, const char *arch, uint64_t share,
+                            unsigned cluster) {
+  uint64_t limit = tg->stage_smem(arch);
+  return share + STAGE_RESERVE <= limit && (cluster <= tg->max_cluster || 2 * share > limit);
+}
 static sg_status choose_staging(resolver *r, int64_t n) {
   sg_plan *pl = r->plan;
   const sg_target_info *tg = pl->target;
@@ -207,18 +218,16 @@ static sg_status choose_staging(resolver *r, int64_t n) {
       return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint(staging=1): vectors of %u "
                        "elements are under the 4 bytes an asynchronous copy moves (N = %lld "
                        "allows no wider vector)", pl->vec, (long long)n);
-    if (pl->stage && r->c->rows_in_flight == 2)
-      return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint: staging=1 and rows_in_flight=2 "
-                       "cannot be combined (staged rows are not prefetched)");
     return SG_OK;
   }
-  /* the most a workgroup would hold: the row over the largest cluster, if any
-   * (a few KB stay for the reduction buffers) */
+  /* the most a workgroup would hold: the row over the largest portable
+   * cluster, else over the largest staged one */
   uint64_t row = (uint64_t)n * read_bytes(r);
-  uint64_t share = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch)
-                       ? row / tg->max_cluster : row;
-  pl->stage = can && !narrow && r->c->rows_in_flight != 2 && n > AUTO_STAGE_ELEMS &&
-              share + 8192 <= tg->stage_smem(pl->arch);
+  int clusters = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch);
+  int fits = can && stage_share_fits(tg, pl->arch, clusters ? row / tg->max_cluster : row, 1);
+  if (can && !fits && clusters && tg->max_cluster_staged > tg->max_cluster)
+    fits = stage_share_fits(tg, pl->arch, row / tg->max_cluster_staged, tg->max_cluster_staged);
+  pl->stage = can && !narrow && n > AUTO_STAGE_ELEMS && fits;
   pl->chosen.stage = 1;
   return SG_OK;
 }
@@ -279,14 +288,16 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
      * fastest; smaller blocks keep several resident per multiprocessor */
     uint64_t fit = (threads < 256 ? threads : 256) * AUTO_ELEMS_PER_THREAD;
     /* staged: a workgroup's share of the rows within STAGE_BLOCK_BYTES, in
-     * portable clusters: the non-portable 16 is taken only when given
-     * (compute-sanitizer's synccheck flagged barrier divergence in clusters
-     * of 16 on an H100, test/gpu/RESULTS.md) */
+     * portable clusters; beyond them (up to max_cluster_staged) only while
+     * the share does not fit at all (stage_share_fits) */
     if (pl->stage)
-      while (pl->cluster < tg->max_cluster &&
-             vectors / pl->cluster * pl->vec * rows * read_bytes(r) > STAGE_BLOCK_BYTES &&
-             (vectors / pl->cluster) % 2 == 0)
-        pl->cluster *= 2;
+      for (uint64_t share; (vectors / pl->cluster) % 2 == 0; pl->cluster *= 2) {
+        share = vectors / pl->cluster * pl->vec * rows * read_bytes(r);
+        if (!(pl->cluster < tg->max_cluster && share > STAGE_BLOCK_BYTES) &&
+            !(pl->cluster < max_u(tg->max_cluster, tg->max_cluster_staged) &&
+              !stage_share_fits(tg, pl->arch, share, pl->cluster)))
+          break;
+      }
     else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
       while (pl->cluster < tg->max_cluster && vectors / pl->cluster * pl->vec > fit &&
              (vectors / pl->cluster) % 2 == 0)
@@ -530,31 +541,43 @@ static sg_status resolve_shape(resolver *r) {
 /* PipelineConstraint(rows_in_flight) when given; otherwise, when AUTO_PREFETCH
  * is on, prefetch the next row block (a persistent grid) when the loaded copy
  * fits beside the row's f32 values in PREFETCH_REGISTERS per thread and blocks
- * stay at most 512 threads (1024-thread blocks are capped at 64 registers). */
+ * stay at most 512 threads (1024-thread blocks are capped at 64 registers).
+ * Staged rows are prefetched into the slots the template's last op (a write)
+ * frees (codegen/lower.c stage_next); by default as stage_ahead_by_default
+ * says, once the reductions are chosen. */
 #define PREFETCH_REGISTERS 64
 /* Off: on an H200 the persistent, prefetching kernels measured 3 to 20% slower
  * than one block per row block at every shape tried (tools/bench/README.md). */
 #define AUTO_PREFETCH 0
-static void choose_pipeline(resolver *r) {
+static int ends_in_write(const sg_template *t) {
+  return t->nops > 0 && t->ops[t->nops - 1].code == SGT_WRITE;
+}
+static sg_status choose_pipeline(resolver *r) {
   sg_plan *pl = r->plan;
+  const sg_template *t = r->t;
   if (pl->row_tiles > 1) { /* tiled rows load in each pass: nothing to prefetch */
     pl->prefetch = 0;
     pl->chosen.prefetch = !r->c->rows_in_flight;
-    return;
+    return SG_OK;
   }
   if (r->c->rows_in_flight) {
     pl->prefetch = r->c->rows_in_flight == 2;
-    return;
+    if (pl->prefetch && pl->stage && !ends_in_write(t))
+      return REJECT_AT(r->c->pipeline_loc, "PipelineConstraint(rows_in_flight=2): staged rows "
+                       "are copied ahead after the template's last op, which must be a write "
+                       "(template '%s' ends in another op)", sg_template_name(t));
+    return SG_OK;
   }
-  if (pl->stage) { /* staged rows are not prefetched */
+  if (pl->stage) { /* stage_ahead_by_default, once pl->online is known */
     pl->prefetch = 0;
     pl->chosen.prefetch = 1;
-    return;
+    return SG_OK;
   }
   unsigned raw_bytes = read_bytes(r);
   unsigned regs = pl->elems_per_thread * raw_bytes / 4 + pl->elems_per_thread;
   pl->prefetch = AUTO_PREFETCH && pl->block_threads <= 512 && regs <= PREFETCH_REGISTERS;
   pl->chosen.prefetch = 1;
+  return SG_OK;
 }
 
 /* Bytes of shared memory a staged workgroup's rows take. */
@@ -582,6 +605,32 @@ static int online_by_default(const resolver *r) {
    * mask spilled 200 bytes as pairs, 40 apart; on an H100 attention measured
    * 0.67 of copy as pairs, safe_attention 0.94 apart */
   return r->plan->cluster > 1 && r->plan->block_threads < 1024;
+}
+
+/* Staged rows copied ahead by default (measured on an H100, A/B in one run,
+ * tools/bench/README.md experiment 12): only where a block is alone on its
+ * multiprocessor (nothing else overlaps its loads with its passes), the row's
+ * max and sum are online pairs (an exp per element in both passes) and an
+ * element moves at most STAGE_AHEAD_BYTES of reads and writes, so that the
+ * exps are many for the bytes: masked 16-bit 1024 x 262144 0.89-0.92 -> 0.94.
+ * Elsewhere the persistent grid cost 3-10 % (f32 masked 4096 x 131072, alone
+ * and online with 12 bytes an element: 1.00 -> 0.95; scaled f32 1024 x 262144,
+ * 8 bytes: 1.13 -> 1.09; the backward passes, no exp in a pass: 1.00 -> 0.97;
+ * 3 blocks a multiprocessor: 0.95-1.00 -> 0.87-0.97). Never with a causal op:
+ * its rows copy only the chunks they keep, which a row copied ahead cannot. */
+#define STAGE_AHEAD_BYTES 6
+static int stage_ahead_by_default(const resolver *r) {
+  const sg_plan *pl = r->plan;
+  const sg_template *t = r->t;
+  unsigned moved = read_bytes(r);
+  int causal = 0;
+  for (int i = 0; i < t->nops; i++) {
+    causal |= t->ops[i].code == SGT_CAUSAL;
+    if (t->ops[i].code == SGT_WRITE)
+      moved += sg_dtype_size(tensor_dtype(r, t->ops[i].tensor));
+  }
+  return ends_in_write(t) && !causal && pl->online && moved <= STAGE_AHEAD_BYTES &&
+         2 * staged_bytes(r) > pl->target->stage_smem(pl->arch);
 }
 
 sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
@@ -652,7 +701,10 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   }
   for (int i = 0; i < t->nops; i++)
     pl->nreductions += (unsigned)sgt_opcode_is_reduction(t->ops[i].code);
-  choose_pipeline(r);
+  if ((st = choose_pipeline(r))) {
+    free(pl);
+    return st;
+  }
   /* reductions through shared memory: an online (max, sum) chain is one; each
    * buffer holds 2 floats a partial and there is one set per iteration parity */
   /* online pairs save a pass; by default only where that pass is a cluster
@@ -670,6 +722,8 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     pl->online = 0;
   if (pl->online)
     passes -= (unsigned)chains;
+  if (pl->stage && pl->chosen.prefetch)
+    pl->prefetch = stage_ahead_by_default(r);
   pl->passes = passes;
   pl->smem_slots = pl->waves_per_row > 1 ? passes : 0;
   pl->smem_parity_floats = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 2;
@@ -748,8 +802,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  elems_per_thread  %u (f32 registers per row value)\n", pl->elems_per_thread);
   fprintf(f, "  masked_tail       %s\n", pl->masked ? "yes (columns past N read as -inf)" : "no");
   fprintf(f, "  rows_in_flight    %s%s\n",
-          pl->prefetch ? "2 (the next row block loads while this one computes; persistent grid)"
-                       : "1",
+          !pl->prefetch ? "1"
+          : pl->stage   ? "2 (the next row block's copies start as this one's last op frees "
+                          "each chunk's slots; persistent grid)"
+                        : "2 (the next row block loads while this one computes; persistent grid)",
           a[pl->chosen.prefetch]);
   if (pl->stage)
     fprintf(f, "  staging           shared memory: %u bytes, %u row%s x %u elements per read "

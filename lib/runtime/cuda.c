@@ -90,6 +90,7 @@ typedef struct cu_launch_config {
   X(cuLaunchKernelEx, (const cu_launch_config *cfg, CUfunction fn, void **params, void **extra)) \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor,                                             \
     (int *blocks, CUfunction fn, int block, size_t dynamic_smem))                             \
+  X(cuOccupancyMaxActiveClusters, (int *clusters, CUfunction fn, const cu_launch_config *cfg)) \
   X(cuFuncSetAttribute, (CUfunction fn, int attrib, int value))
 
 typedef struct cu_api {
@@ -294,9 +295,27 @@ static sg_status cu_allow_launch(rt_driver *d, void *function, unsigned smem, un
   return r ? fail(d, what, r, diag) : SG_OK;
 }
 
-static unsigned cu_resident_blocks(rt_driver *d, void *function, unsigned block, unsigned smem) {
+/* Clusters: as many as fit at once (a cluster's blocks share one GPC, so
+ * blocks a multiprocessor x multiprocessors can count blocks no cluster can use). */
+static unsigned cu_resident_blocks(rt_driver *d, void *function, unsigned block, unsigned smem,
+                                   unsigned cluster) {
   int per_sm = 0, sms = 0;
   sg_diag ignored;
+  if (cluster > 1) {
+    if (!d->api.cuOccupancyMaxActiveClusters || push(d, &ignored) != SG_OK)
+      return 0;
+    cu_launch_attribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.cluster_dim.x = cluster;
+    attr.value.cluster_dim.y = attr.value.cluster_dim.z = 1;
+    cu_launch_config cfg = {cluster, 1, 1, block, 1, 1, smem, NULL, &attr, 1};
+    int clusters = 0;
+    if (d->api.cuOccupancyMaxActiveClusters(&clusters, function, &cfg) != 0)
+      clusters = 0;
+    pop(d);
+    return clusters > 0 ? (unsigned)clusters * cluster : 0;
+  }
   if (!d->api.cuOccupancyMaxActiveBlocksPerMultiprocessor || push(d, &ignored) != SG_OK)
     return 0;
   if (d->api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function, (int)block, smem) != 0 ||

@@ -51,9 +51,12 @@ typedef struct rt_driver_ops {
   sg_status (*allow_launch)(rt_driver *d, void *function, unsigned smem, unsigned cluster,
                             sg_diag *diag);
   sg_status (*launch)(rt_driver *d, const rt_launch *l, sg_diag *diag);
-  /* Blocks of `block` threads (`smem` dynamic shared memory bytes) of function that the whole device keeps resident
-   * at once (occupancy per multiprocessor x multiprocessors); 0 when unknown. */
-  unsigned (*resident_blocks)(rt_driver *d, void *function, unsigned block, unsigned smem);
+  /* Blocks of `block` threads (`smem` dynamic shared memory bytes) of function, launched in
+   * clusters of `cluster`, that the whole device keeps resident at once (occupancy per
+   * multiprocessor x multiprocessors, or clusters that fit at once x cluster); 0 when
+   * unknown. */
+  unsigned (*resident_blocks)(rt_driver *d, void *function, unsigned block, unsigned smem,
+                              unsigned cluster);
   sg_status (*mem_alloc)(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag);
   void (*mem_free)(rt_driver *d, void *dptr);
   sg_status (*htod)(rt_driver *d, void *dst, const void *src, size_t bytes, sg_diag *diag);

@@ -246,8 +246,9 @@ static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   return SG_OK;
 }
 
-static unsigned host_resident(rt_driver *d, void *function, unsigned block, unsigned smem) {
-  (void)function, (void)block, (void)smem;
+static unsigned host_resident(rt_driver *d, void *function, unsigned block, unsigned smem,
+                              unsigned cluster) {
+  (void)function, (void)block, (void)smem, (void)cluster;
   return d->threads;
 }
 

@@ -610,7 +610,8 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
   unsigned cluster = m->cluster ? m->cluster : 1;
   uint64_t grid = blocks * cluster;
   if (m->persistent && k->rt->ops->resident_blocks) {
-    unsigned resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem);
+    unsigned resident =
+        k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem, cluster);
     resident -= resident % cluster;
     if (resident && grid > resident)
       grid = resident;

@@ -342,6 +342,8 @@ san_objs=(
   "softmax_f16_n32768_auto.cubin:rows staged in shared memory (cp.async), online pairs"
   "softmax_f16_n131072_auto.cubin:staged rows over a cluster (distributed shared memory)"
   "softmax_f16_n1000_staged.cubin:staged, several rows a block, masked tail"
+  "softmax_f16_n262144_ahead.cubin:staged over a cluster, the next row copied ahead (persistent grid)"
+  "softmax_backward_f32_n262144_auto.cubin:two inputs staged over a non-portable cluster of 16, one block a multiprocessor"
   "log_softmax_f16_n8192_auto.cubin:template log_softmax"
   "softmax_backward_f32_n4097_auto.cubin:template softmax_backward (two inputs), masked tail"
   "log_softmax_backward_bf16_n65536_auto.cubin:template log_softmax_backward, staged over a cluster"

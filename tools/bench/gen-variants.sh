@@ -7,7 +7,8 @@
 # Needs: BUILD/softgen with ptxas (the build machine). SHAPES: "M N" lines
 # (default ../shared/bench-shapes.txt beside the repository, else
 # tools/bench/shapes.txt). Environment: DTYPES (default "f16 bf16 f32"), ARCH
-# (--arch when set), JOBS (parallel softgen runs, default nproc).
+# (--arch when set), CONSTRAINTS (a constraints file given to every kernel, for
+# A/B runs), JOBS (parallel softgen runs, default nproc).
 # Produces in OUTDIR, for every distinct N x dtype, the automatic plan of each
 # variant template (<template>_<dtype>_<out dtype>_n<N>.cubin; variants.py
 # preloads them by their metadata): scaled_softmax, masked_softmax,
@@ -38,12 +39,16 @@ done
 one() { # template dtype out-dtype N
   local f="$OUT/$1_$2_$3_n$4.cubin" err
   # shellcheck disable=SC2086 # ARCH_FLAG: words
-  if ! err=$("$SG" "$1" -D N="$4" --dtype "$2" --out-dtype "$3" $ARCH_FLAG --emit obj -o "$f" 2>&1 >/dev/null); then
+  if ! err=$("$SG" "$1" -D N="$4" --dtype "$2" --out-dtype "$3" $ARCH_FLAG ${CONS:+--constraints "$CONS"} \
+               --emit obj -o "$f" 2>&1 >/dev/null); then
     printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$(tr '\t\n' '  ' <<<"$err")" >>"$OUT/rejected.tsv"
   fi
 }
 export -f one
-export SG="$sg" OUT="$out" ARCH_FLAG="${ARCH:+--arch $ARCH}"
+CONS=${CONSTRAINTS:-}
+[ -z "$CONS" ] || CONS=$(cd "$(dirname "$CONS")" && pwd)/$(basename "$CONS")
+[ -z "$CONS" ] || [ -f "$CONS" ] || { echo "gen-variants.sh: no constraints file $CONSTRAINTS" >&2; exit 2; }
+export SG="$sg" OUT="$out" ARCH_FLAG="${ARCH:+--arch $ARCH}" CONS
 xargs -P "${JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 bash -c 'one "$@"' _ <"$jobs"
 made=$(find "$out" -maxdepth 1 -name '*.cubin' | wc -l)
 refused=$( [ -f "$out/rejected.tsv" ] && wc -l <"$out/rejected.tsv" || echo 0)
