@@ -13,7 +13,7 @@
 #               inner-layout objects (set inner) on [M / I, N, I] tensors, I = min(M, 128)
 #   5 suite     test/gpu/suite.py (PyTorch, through the Python binding)
 #   6 sanitizer compute-sanitizer memcheck (with leak check), racecheck, synccheck and
-#               initcheck on one kernel per path, softgen-run --check --rows 300
+#               initcheck on one kernel per path, softgen-run --check --rows 300 (64 from N = 2^17)
 # Produces in OUTDIR (6 files): RESULTS.md (commit it as test/gpu/RESULTS.md), run.log,
 # check.log, suite.log, suite.md, sanitizer.log; a summary table printed last.
 # The whole run keeps within $SOFTGEN_GPU_DEADLINE seconds (default 540): later stages get
@@ -80,7 +80,7 @@ write_results() { # RESULTS.md, rewritten after every stage so a cut-off run lea
     fi
     if [ -f "$out/suite.md" ]; then cat "$out/suite.md"; echo; fi
     if [ -n "$sanitizer_table" ]; then
-      echo "### compute-sanitizer (softgen-run --check --rows 300)"
+      echo "### compute-sanitizer (softgen-run --check --rows 300; 64 from N = 2^17)"
       echo
       echo "$sanitizer_table"
       echo
@@ -257,11 +257,11 @@ chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
 }
 export -f chk
 export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 240))
-# M = 4096, or fewer rows where 4096 rows exceed 2^24 elements (the float64 CPU
+# M = 4096, or fewer rows where 4096 rows exceed 2^23 elements (the float64 CPU
 # reference of softgen-run is single-threaded; the suite covers large M)
 awk -F'\t' '$2 == "softmax" { print $1 "\t" $4 "\t" $5 }' "$objs/manifest.tsv" | while read -r f n s; do
   m=4096
-  [ $((n * m)) -gt 16777216 ] && m=$((16777216 / n > 0 ? 16777216 / n : 1))
+  [ $((n * m)) -gt 8388608 ] && m=$((8388608 / n > 0 ? 8388608 / n : 1))
   inner=1
   [ "$s" = inner ] && inner=$((m < 128 ? m : 128)) && m=$((m / inner * inner))
   printf '%s\0%s\0%s\0' "$objs/$f" 1 1 "$objs/$f" "$m" "$inner"
@@ -271,7 +271,7 @@ done | xargs -0 -n 3 -P "$jobs_n" bash -c 'chk "$1" "$2" "$3"' _
 while IFS=$'\t' read -r f tpl dt n set; do
   [ "$tpl" = softmax ] || continue
   mbig=4096
-  [ $((n * mbig)) -gt 16777216 ] && mbig=$((16777216 / n > 0 ? 16777216 / n : 1))
+  [ $((n * mbig)) -gt 8388608 ] && mbig=$((8388608 / n > 0 ? 8388608 / n : 1))
   [ "$set" = inner ] && mbig=$((mbig / (mbig < 128 ? mbig : 128) * (mbig < 128 ? mbig : 128)))
   for m in 1 "$mbig"; do
     l="$tmp/chk/$f.m$m"
@@ -308,7 +308,7 @@ r=PASS; [ "$nfail" = 0 ] && [ "$nskip" = 0 ] && [ "$total" -gt 0 ] || r=FAIL
 others=$(awk -F'\t' '$2 != "softmax"' "$objs/manifest.tsv" | wc -l)
 note=""
 [ "$others" -gt 0 ] && note="; softmax objects only: suite.py checks the $others objects of other templates"
-record check "$r" "softgen-run --check, M=1 and 4096 (fewer where M*N > 2^24): $((total - nfail - nskip))/$total passed, $nfail failed, $nskip not run (time up)$note" $(($(date +%s) - t))
+record check "$r" "softgen-run --check, M=1 and 4096 (fewer where M*N > 2^23): $((total - nfail - nskip))/$total passed, $nfail failed, $nskip not run (time up)$note" $(($(date +%s) - t))
 
 # ---- 5 suite.py ------------------------------------------------------------------------
 t=$(date +%s)
@@ -372,8 +372,10 @@ else
       *attention_softmax*|causal_softmax*) scalars=(--scalar scale=0.125 --scalar L=16 --scalar offset=0) ;;
       scaled_softmax*|masked_softmax*) scalars=(--scalar scale=0.125) ;;
     esac
+    local rows=300 # 64 for rows of 2^17 and more (racecheck's time grows with them)
+    case "$(basename "$1")" in *_n131072*|*_n262144*|*_n524288*) rows=64 ;; esac
     timeout "$left" "$SANITIZER" --tool "$2" ${extra[@]+"${extra[@]}"} --error-exitcode 97 \
-      "$SGRUN" ${scalars[@]+"${scalars[@]}"} --check --rows 300 --inner 3 "$1" >"$l.log" 2>&1
+      "$SGRUN" ${scalars[@]+"${scalars[@]}"} --check --rows "$rows" --inner 3 "$1" >"$l.log" 2>&1
     echo $? >"$l.rc"
   }
   export -f sanone
