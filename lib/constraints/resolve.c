@@ -55,6 +55,16 @@ static unsigned widest_elem(const resolver *r) {
   return w;
 }
 
+/* The template's online (max, exp, sum) chains. */
+static int online_chains(const sg_template *t) {
+  int k = 0;
+  for (int i = 0; i < t->nops; i++) {
+    int e, s;
+    k += sgt_online_chain(t, i, &e, &s);
+  }
+  return k;
+}
+
 /* The template must be row-wise: 2-D tensors [M, N] (M, N: the dims of the
  * first output) and reductions over N; an input may be [R, N] (its rows
  * repeat: row m reads row m mod R). */
@@ -231,13 +241,8 @@ static sg_status choose_staging(resolver *r, int64_t n) {
    * their floor, causal 0.81 -> 1.37, attention 0.95 -> 1.25, but masked (an
    * online chain, nothing skipped: an exp per element in both passes of a
    * block alone on its multiprocessor) 0.91 -> 0.84, so not for those */
-  int chain = 0, causal = 0;
-  for (int i = 0; i < r->t->nops; i++) {
-    int e, s;
-    chain |= sgt_online_chain(r->t, i, &e, &s);
-    causal |= r->t->ops[i].code == SGT_CAUSAL;
-  }
-  if (can && !fits && clusters && tg->max_cluster_staged > tg->max_cluster && (!chain || causal))
+  if (can && !fits && clusters && tg->max_cluster_staged > tg->max_cluster &&
+      (!online_chains(r->t) || has_op(r->t, SGT_CAUSAL)))
     fits = stage_share_fits(tg, pl->arch, row / tg->max_cluster_staged, tg->max_cluster_staged);
   pl->stage = can && !narrow && n > AUTO_STAGE_ELEMS && fits;
   pl->chosen.stage = 1;
@@ -598,6 +603,11 @@ static uint64_t staged_bytes(const resolver *r) {
   return (uint64_t)pl->chunks * pl->threads_per_row * pl->vec * pl->rows_per_block * read_bytes(r);
 }
 
+/* A staged block alone on its multiprocessor (its rows over half the shared memory). */
+static int staged_alone(const resolver *r) {
+  return 2 * staged_bytes(r) > r->plan->target->stage_smem(r->plan->arch);
+}
+
 /* Online (max, sum) pairs by default (measured on an H100 and an H200,
  * tools/bench/README.md): they save a pass, worth it where that pass is a
  * cluster barrier, and for staged rows (a pass over shared memory) of 16-bit
@@ -609,7 +619,7 @@ static int online_by_default(const resolver *r) {
   if (r->plan->stage) {
     unsigned widest;
     read_sizes(r, NULL, &widest);
-    return widest < 4 || 2 * staged_bytes(r) > r->plan->target->stage_smem(r->plan->arch);
+    return widest < 4 || staged_alone(r);
   }
   if (r->plan->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */
     return r->plan->row_tiles > 1;
@@ -635,14 +645,11 @@ static int stage_ahead_by_default(const resolver *r) {
   const sg_plan *pl = r->plan;
   const sg_template *t = r->t;
   unsigned moved = read_bytes(r);
-  int causal = 0;
-  for (int i = 0; i < t->nops; i++) {
-    causal |= t->ops[i].code == SGT_CAUSAL;
+  for (int i = 0; i < t->nops; i++)
     if (t->ops[i].code == SGT_WRITE)
       moved += sg_dtype_size(tensor_dtype(r, t->ops[i].tensor));
-  }
-  return ends_in_write(t) && !causal && pl->online && moved <= STAGE_AHEAD_BYTES &&
-         2 * staged_bytes(r) > pl->target->stage_smem(pl->arch);
+  return ends_in_write(t) && !has_op(t, SGT_CAUSAL) && pl->online &&
+         moved <= STAGE_AHEAD_BYTES && staged_alone(r);
 }
 
 sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
@@ -723,11 +730,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
    * barrier: without clusters they measured slower on an H200 (more registers
    * and an exp per shuffle step), with clusters faster */
   unsigned passes = pl->nreductions;
-  int chains = 0;
-  for (int i = 0; i < t->nops; i++) {
-    int e, s;
-    chains += sgt_online_chain(t, i, &e, &s);
-  }
+  int chains = online_chains(t);
   pl->online = rs.c->online ? rs.c->online == 2 : online_by_default(r);
   pl->chosen.online = !rs.c->online;
   if (!chains) /* tiled rows: one online pass over the tiles (codegen/lower.c) */
