@@ -421,7 +421,7 @@ static int row_tensor(const sg_meta *m) {
 /* The inner layout's view of tensor x (runtime.h): inner >= 1 dividing rows,
  * the same for every tensor; n_stride (0: inner) >= inner; the outer stride
  * (row_stride) past a whole [cols, inner] slice when there are two outer
- * indices or more; every stride aligned to the kernel's vector bytes; nothing
+ * indices or more; every stride aligned to the tensor's own vector; nothing
  * overflows. A rows-layout kernel takes inner and n_stride 0 or 1 only. */
 static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_diag *diag) {
   const sg_meta_tensor *mt = &m->tensors[i];
@@ -459,12 +459,15 @@ static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_d
     return BAD(SG_ERR_INVALID_ARGUMENT, "row_stride %lld is too small: an outer index spans "
                "(cols - 1) x n_stride + inner = %lld elements", mt->name, i,
                (long long)x->row_stride, (long long)slice);
-  int64_t es = (int64_t)sg_dtype_size(x->dtype), vb = m->vector_bytes ? m->vector_bytes : 1;
+  /* this tensor's own vector (sg_meta_tensor_align): an f16 input of an f16 -> f32
+   * kernel needs half the f32 output's bytes */
+  int64_t es = (int64_t)sg_dtype_size(x->dtype), vb = sg_meta_tensor_align(m, i);
   if ((outer > 1 && x->row_stride * es % vb) || (x->cols > 1 && ns * es % vb) ||
       (inner > 1 && inner * es % vb))
     return BAD(SG_ERR_MISMATCH, "misaligned: row_stride %lld, n_stride %lld and inner %lld must "
-               "be multiples of the kernel's vector_bytes %lld in bytes", mt->name, i,
-               (long long)x->row_stride, (long long)ns, (long long)inner, (long long)vb);
+               "be multiples of %lld bytes (a vector of its elements: the kernel's vector_bytes "
+               "%u scaled to its dtype)", mt->name, i, (long long)x->row_stride, (long long)ns,
+               (long long)inner, (long long)vb, m->vector_bytes);
 #undef BAD
   return SG_OK;
 }
