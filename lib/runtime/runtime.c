@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "overlap.h"
 
 struct sgrt_runtime {
   const rt_driver_ops *ops;
@@ -423,7 +424,8 @@ static int row_tensor(const sg_meta *m) {
  * (row_stride) past a whole [cols, inner] slice when there are two outer
  * indices or more; every stride aligned to the tensor's own vector; nothing
  * overflows. A rows-layout kernel takes inner and n_stride 0 or 1 only. */
-static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_diag *diag) {
+static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, int align,
+                             sg_diag *diag) {
   const sg_meta_tensor *mt = &m->tensors[i];
   const sgrt_tensor *x = &t[i];
   int64_t inner = x->inner ? x->inner : 1, ns = x->n_stride ? x->n_stride : inner;
@@ -462,8 +464,8 @@ static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_d
   /* this tensor's own vector (sg_meta_tensor_align): an f16 input of an f16 -> f32
    * kernel needs half the f32 output's bytes */
   int64_t es = (int64_t)sg_dtype_size(x->dtype), vb = sg_meta_tensor_align(m, i);
-  if ((outer > 1 && x->row_stride * es % vb) || (x->cols > 1 && ns * es % vb) ||
-      (inner > 1 && inner * es % vb))
+  if (align && ((outer > 1 && x->row_stride * es % vb) || (x->cols > 1 && ns * es % vb) ||
+                (inner > 1 && inner * es % vb)))
     return BAD(SG_ERR_MISMATCH, "misaligned: row_stride %lld, n_stride %lld and inner %lld must "
                "be multiples of %lld bytes (a vector of its elements: the kernel's vector_bytes "
                "%u scaled to its dtype)", mt->name, i, (long long)x->row_stride, (long long)ns,
@@ -472,7 +474,9 @@ static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_d
   return SG_OK;
 }
 
-static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, sg_diag *diag) {
+/* align 0: everything but alignment (sgrt_kernel_check_views). */
+static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, int align,
+                               sg_diag *diag) {
   if (nt != m->ntensors) {
     char names[SG_META_MAX_TENSORS * (SG_META_NAME_MAX + 2)] = "";
     for (int i = 0; i < m->ntensors; i++) {
@@ -507,7 +511,7 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
     if (!repeats(m, i) && x->rows != t[r0].rows)
       return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld but tensor '%s' has %lld", mt->name, i,
                  (long long)x->rows, m->tensors[r0].name, (long long)t[r0].rows);
-    sg_status st = check_inner(m, t, i, diag);
+    sg_status st = check_inner(m, t, i, align, diag);
     if (st)
       return st;
     int inner = m->layout == SG_LAYOUT_INNER; /* its strides: check_inner */
@@ -523,18 +527,18 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
       return BAD(SG_ERR_INVALID_ARGUMENT, "data is NULL with %lld rows", mt->name, i,
                  (long long)x->rows);
     unsigned vb = sg_meta_tensor_align(m, i);
-    if ((uintptr_t)x->data % vb)
+    if (align && (uintptr_t)x->data % vb)
       return BAD(SG_ERR_MISMATCH, "data %p is not aligned to the kernel's vector_bytes %u",
                  mt->name, i, x->data, vb);
     int64_t sb = x->row_stride * (int64_t)sg_dtype_size(x->dtype);
-    if (!inner && x->rows > 1 && sb % vb)
+    if (align && !inner && x->rows > 1 && sb % vb)
       return BAD(SG_ERR_MISMATCH,
                  "row_stride %lld (%lld bytes) is not a multiple of the kernel's vector_bytes "
                  "%u",
                  mt->name, i, (long long)x->row_stride, (long long)sb, vb);
 #undef BAD
   }
-  return SG_OK;
+  return rt_check_overlap(m, t, diag);
 }
 
 static sg_status check_scalars(const sg_meta *m, const double *s, int ns, sg_diag *diag) {
@@ -557,6 +561,15 @@ static sg_status check_scalars(const sg_meta *m, const double *s, int ns, sg_dia
   return SG_OK;
 }
 
+sg_status sgrt_kernel_check_views(const sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
+                                  sg_diag *diag) {
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_check_views: null kernel");
+  if (!tensors && ntensors != 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_check_views: null tensors");
+  return check_tensors(&k->meta, tensors, ntensors, 0, diag);
+}
+
 sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                              void *stream, sg_diag *diag) {
   return sgrt_kernel_launch_ex(k, tensors, ntensors, NULL, 0, stream, diag);
@@ -570,7 +583,7 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
   if (!tensors && ntensors != 0)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_launch: null tensors");
   const sg_meta *m = &k->meta;
-  sg_status st = check_tensors(m, tensors, ntensors, diag);
+  sg_status st = check_tensors(m, tensors, ntensors, 1, diag);
   if (!st)
     st = check_scalars(m, scalars, nscalars, diag);
   if (st)
