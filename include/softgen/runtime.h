@@ -139,8 +139,9 @@ SG_API sg_status sgrt_kernel_check_views(const sgrt_kernel *k, const sgrt_tensor
 
 /* sgrt_kernel_launch for kernels with scalar parameters (metadata "scalar"
  * lines): scalars[i] is the value of the kernel's i-th scalar, rounded to
- * float for an f32 scalar; an i64 scalar must be a whole number of magnitude
- * at most 2^53. nscalars must equal the kernel's count. An input whose rows
+ * float for an f32 scalar (a finite value that would round to +-inf is
+ * refused; inf and NaN pass); an i64 scalar must be a whole number of
+ * magnitude at most 2^53. nscalars must equal the kernel's count. An input whose rows
  * repeat ("arg rows NAME") may have R rows, 1 <= R, R dividing M. */
 SG_API sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                                        const double *scalars, int nscalars, void *stream,

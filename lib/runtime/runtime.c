@@ -530,7 +530,9 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, i
     if (align && (uintptr_t)x->data % vb)
       return BAD(SG_ERR_MISMATCH, "data %p is not aligned to the kernel's vector_bytes %u",
                  mt->name, i, x->data, vb);
-    int64_t sb = x->row_stride * (int64_t)sg_dtype_size(x->dtype);
+    /* bytes only where the stride is bounded (rows x row_stride; the inner layout
+     * ignores row_stride for one outer index: check_inner) */
+    int64_t sb = inner ? 0 : x->row_stride * (int64_t)sg_dtype_size(x->dtype);
     if (align && !inner && x->rows > 1 && sb % vb)
       return BAD(SG_ERR_MISMATCH,
                  "row_stride %lld (%lld bytes) is not a multiple of the kernel's vector_bytes "
@@ -552,11 +554,15 @@ static sg_status check_scalars(const sg_meta *m, const double *s, int ns, sg_dia
                        m->nscalars ? " (" : "", names, m->nscalars ? ")" : "", ns);
   }
   for (int i = 0; i < ns; i++) {
-    double v = s[i];
-    if (m->scalars[i].is_i64 && !(v == (double)(int64_t)v && v >= -9007199254740992.0 &&
-                                  v <= 9007199254740992.0))
+    double v = s[i]; /* the range first: converting a double out of int64's range is UB */
+    if (m->scalars[i].is_i64 && !(v >= -9007199254740992.0 && v <= 9007199254740992.0 &&
+                                  v == (double)(int64_t)v))
       return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "scalar '%s' (#%d) is i64: %g is not a "
                          "whole number within +-2^53", m->scalars[i].name, i, v);
+    /* a finite f32 scalar that would round to +-inf (2^128 - 2^103 and above) */
+    if (!m->scalars[i].is_i64 && v - v == 0 && (v >= 0x1.ffffffp+127 || v <= -0x1.ffffffp+127))
+      return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "scalar '%s' (#%d) is f32: %g is out "
+                         "of its range", m->scalars[i].name, i, v);
   }
   return SG_OK;
 }
