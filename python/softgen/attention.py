@@ -96,7 +96,7 @@ def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0
             s = s + mask
         x, name, scale, mask = s.to(getattr(torch, _torch_name(out_name))), out_name, None, None
         tpl = _template(False, False, bool(causal), bool(safe))
-        masked = False
+        masked = tpl in ("masked_softmax", "attention_softmax", "safe_attention_softmax")
     x2 = x.reshape(-1, x.shape[-1]) if x.dim() != 2 else x
     if x2.stride(-1) != 1:
         x2 = x2.contiguous()
