@@ -109,15 +109,39 @@ SG_API const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k);
  * n_stride >= inner and, with more than one outer index, row_stride >=
  * (cols - 1) * n_stride + inner ("too small": rows would overlap), strides
  * aligned like row_stride ("misaligned"). A rows-layout kernel rejects inner
- * or n_stride above 1 (it needs the inner layout).
+ * or n_stride above 1 (it needs the inner layout). Alignment is per tensor:
+ * vector_bytes scaled to its dtype (sg_meta_tensor_align: an f16 input of an
+ * f16 -> f32 kernel with 16-byte vectors needs 8 bytes).
+ * Overlap, as PyTorch's out=: an output may be the same view as an input (in
+ * place: same data, dtype, rows, row_stride, inner and n_stride), when the
+ * kernel has one output; otherwise it must share no byte with any other
+ * tensor, input or output ("overlaps": both tensors named). Rows-layout views
+ * with the same row pitch in bytes (or a single row) are compared row by row,
+ * so views that interleave (the two halves [M, N] of one [M, 2N] buffer) are
+ * accepted; other views (different pitches, the inner layout) overlap when
+ * their byte ranges do. An input whose R rows repeat is its own R rows: an
+ * output can be the same view only when R = M. In place is safe for every
+ * plan softgen generates (rows in registers or staged in shared memory, tiled
+ * rows re-read per pass, clusters, persistent prefetch): a thread reads each
+ * element of its row before it writes it, and a one-output kernel's writes
+ * depend on every read of the row; with more outputs a write need not (and the
+ * kernels' pointers are noalias), so those kernels refuse in place.
  * SG_ERR_MISMATCH / SG_ERR_INVALID_ARGUMENT name the offending tensor. */
 SG_API sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                              void *stream, sg_diag *diag);
 
+/* The checks of sgrt_kernel_launch but alignment (of data and strides), overlap
+ * included; launches nothing. For a caller that launches on aligned copies of
+ * some tensors, which would hide how the originals overlap (the Python
+ * package). */
+SG_API sg_status sgrt_kernel_check_views(const sgrt_kernel *k, const sgrt_tensor *tensors,
+                                         int ntensors, sg_diag *diag);
+
 /* sgrt_kernel_launch for kernels with scalar parameters (metadata "scalar"
  * lines): scalars[i] is the value of the kernel's i-th scalar, rounded to
- * float for an f32 scalar; an i64 scalar must be a whole number of magnitude
- * at most 2^53. nscalars must equal the kernel's count. An input whose rows
+ * float for an f32 scalar (a finite value that would round to +-inf is
+ * refused; inf and NaN pass); an i64 scalar must be a whole number of
+ * magnitude at most 2^53. nscalars must equal the kernel's count. An input whose rows
  * repeat ("arg rows NAME") may have R rows, 1 <= R, R dividing M. */
 SG_API sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                                        const double *scalars, int nscalars, void *stream,

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "overlap.h"
 
 struct sgrt_runtime {
   const rt_driver_ops *ops;
@@ -421,9 +422,10 @@ static int row_tensor(const sg_meta *m) {
 /* The inner layout's view of tensor x (runtime.h): inner >= 1 dividing rows,
  * the same for every tensor; n_stride (0: inner) >= inner; the outer stride
  * (row_stride) past a whole [cols, inner] slice when there are two outer
- * indices or more; every stride aligned to the kernel's vector bytes; nothing
+ * indices or more; every stride aligned to the tensor's own vector; nothing
  * overflows. A rows-layout kernel takes inner and n_stride 0 or 1 only. */
-static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_diag *diag) {
+static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, int align,
+                             sg_diag *diag) {
   const sg_meta_tensor *mt = &m->tensors[i];
   const sgrt_tensor *x = &t[i];
   int64_t inner = x->inner ? x->inner : 1, ns = x->n_stride ? x->n_stride : inner;
@@ -459,17 +461,22 @@ static sg_status check_inner(const sg_meta *m, const sgrt_tensor *t, int i, sg_d
     return BAD(SG_ERR_INVALID_ARGUMENT, "row_stride %lld is too small: an outer index spans "
                "(cols - 1) x n_stride + inner = %lld elements", mt->name, i,
                (long long)x->row_stride, (long long)slice);
-  int64_t es = (int64_t)sg_dtype_size(x->dtype), vb = m->vector_bytes ? m->vector_bytes : 1;
-  if ((outer > 1 && x->row_stride * es % vb) || (x->cols > 1 && ns * es % vb) ||
-      (inner > 1 && inner * es % vb))
+  /* this tensor's own vector (sg_meta_tensor_align): an f16 input of an f16 -> f32
+   * kernel needs half the f32 output's bytes */
+  int64_t es = (int64_t)sg_dtype_size(x->dtype), vb = sg_meta_tensor_align(m, i);
+  if (align && ((outer > 1 && x->row_stride * es % vb) || (x->cols > 1 && ns * es % vb) ||
+                (inner > 1 && inner * es % vb)))
     return BAD(SG_ERR_MISMATCH, "misaligned: row_stride %lld, n_stride %lld and inner %lld must "
-               "be multiples of the kernel's vector_bytes %lld in bytes", mt->name, i,
-               (long long)x->row_stride, (long long)ns, (long long)inner, (long long)vb);
+               "be multiples of %lld bytes (a vector of its elements: the kernel's vector_bytes "
+               "%u scaled to its dtype)", mt->name, i, (long long)x->row_stride, (long long)ns,
+               (long long)inner, (long long)vb, m->vector_bytes);
 #undef BAD
   return SG_OK;
 }
 
-static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, sg_diag *diag) {
+/* align 0: everything but alignment (sgrt_kernel_check_views). */
+static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, int align,
+                               sg_diag *diag) {
   if (nt != m->ntensors) {
     char names[SG_META_MAX_TENSORS * (SG_META_NAME_MAX + 2)] = "";
     for (int i = 0; i < m->ntensors; i++) {
@@ -504,7 +511,7 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
     if (!repeats(m, i) && x->rows != t[r0].rows)
       return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld but tensor '%s' has %lld", mt->name, i,
                  (long long)x->rows, m->tensors[r0].name, (long long)t[r0].rows);
-    sg_status st = check_inner(m, t, i, diag);
+    sg_status st = check_inner(m, t, i, align, diag);
     if (st)
       return st;
     int inner = m->layout == SG_LAYOUT_INNER; /* its strides: check_inner */
@@ -520,18 +527,20 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, s
       return BAD(SG_ERR_INVALID_ARGUMENT, "data is NULL with %lld rows", mt->name, i,
                  (long long)x->rows);
     unsigned vb = sg_meta_tensor_align(m, i);
-    if ((uintptr_t)x->data % vb)
+    if (align && (uintptr_t)x->data % vb)
       return BAD(SG_ERR_MISMATCH, "data %p is not aligned to the kernel's vector_bytes %u",
                  mt->name, i, x->data, vb);
-    int64_t sb = x->row_stride * (int64_t)sg_dtype_size(x->dtype);
-    if (!inner && x->rows > 1 && sb % vb)
+    /* bytes only where the stride is bounded (rows x row_stride; the inner layout
+     * ignores row_stride for one outer index: check_inner) */
+    int64_t sb = inner ? 0 : x->row_stride * (int64_t)sg_dtype_size(x->dtype);
+    if (align && !inner && x->rows > 1 && sb % vb)
       return BAD(SG_ERR_MISMATCH,
                  "row_stride %lld (%lld bytes) is not a multiple of the kernel's vector_bytes "
                  "%u",
                  mt->name, i, (long long)x->row_stride, (long long)sb, vb);
 #undef BAD
   }
-  return SG_OK;
+  return rt_check_overlap(m, t, diag);
 }
 
 static sg_status check_scalars(const sg_meta *m, const double *s, int ns, sg_diag *diag) {
@@ -545,13 +554,26 @@ static sg_status check_scalars(const sg_meta *m, const double *s, int ns, sg_dia
                        m->nscalars ? " (" : "", names, m->nscalars ? ")" : "", ns);
   }
   for (int i = 0; i < ns; i++) {
-    double v = s[i];
-    if (m->scalars[i].is_i64 && !(v == (double)(int64_t)v && v >= -9007199254740992.0 &&
-                                  v <= 9007199254740992.0))
+    double v = s[i]; /* the range first: converting a double out of int64's range is UB */
+    if (m->scalars[i].is_i64 && !(v >= -9007199254740992.0 && v <= 9007199254740992.0 &&
+                                  v == (double)(int64_t)v))
       return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "scalar '%s' (#%d) is i64: %g is not a "
                          "whole number within +-2^53", m->scalars[i].name, i, v);
+    /* a finite f32 scalar that would round to +-inf (2^128 - 2^103 and above) */
+    if (!m->scalars[i].is_i64 && v - v == 0 && (v >= 0x1.ffffffp+127 || v <= -0x1.ffffffp+127))
+      return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "scalar '%s' (#%d) is f32: %g is out "
+                         "of its range", m->scalars[i].name, i, v);
   }
   return SG_OK;
+}
+
+sg_status sgrt_kernel_check_views(const sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
+                                  sg_diag *diag) {
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_check_views: null kernel");
+  if (!tensors && ntensors != 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_check_views: null tensors");
+  return check_tensors(&k->meta, tensors, ntensors, 0, diag);
 }
 
 sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
@@ -567,7 +589,7 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
   if (!tensors && ntensors != 0)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_launch: null tensors");
   const sg_meta *m = &k->meta;
-  sg_status st = check_tensors(m, tensors, ntensors, diag);
+  sg_status st = check_tensors(m, tensors, ntensors, 1, diag);
   if (!st)
     st = check_scalars(m, scalars, nscalars, diag);
   if (st)

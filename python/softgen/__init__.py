@@ -34,10 +34,29 @@ the inner layout (k.layout == "inner") take the reduced dim `dim` instead: the
 dims after it are contiguous (they are `inner`), those before it view as one
 outer index (_inner_view).
 Errors from the runtime raise softgen.Error (a RuntimeError); argument
-mismatches raise ArgumentError, which is both an Error and a ValueError.
+mismatches raise ArgumentError, which is both an Error and a ValueError. Every
+integer that crosses into C (N, scalars, device, thread counts, shapes and
+strides) is checked first: TypeError for bools, floats and other non-integers,
+ValueError out of the C side's range (ctypes would truncate them silently).
+
+Overlap (the runtime's rule, as PyTorch's out=): an output may be the same view
+as an input (in place); any other sharing of memory between an output and
+another array is refused with ArgumentError naming both.
+
+Alignment: a kernel reads whole vectors, so each array's base and row stride
+must be a multiple of its vector (k.vector_bytes scaled to its dtype). An array
+that is not (a numpy array, a view at an odd offset such as x[1:] of a flat
+buffer) goes through an aligned copy: numpy arrays and CPU tensors on the host
+(cache_info()["host_copies"]), torch CUDA tensors and CuPy arrays on the GPU on
+the launch's stream (cache_info()["device_copies"]; outputs are copied back).
+Other __cuda_array_interface__ arrays raise ArgumentError. The GPU copy is an
+interim: kernels that take any alignment at full speed are planned.
 """
 import atexit
+import contextlib
 import ctypes
+import operator
+import struct
 import sys
 
 from . import _cc, _host, _rt
@@ -67,8 +86,9 @@ class UnsupportedError(Error, NotImplementedError):
 _shutting_down = False
 _runtimes = {}
 # functional.py's counters (cache_info); host_copies: arrays copied to align them
+# device_copies: torch / CuPy GPU arrays copied to align them
 _stats = {"calls": 0, "memory_hits": 0, "prebuilt_hits": 0, "compiles": 0, "disk_hits": 0,
-          "host_copies": 0}
+          "host_copies": 0, "device_copies": 0}
 
 
 @atexit.register
@@ -85,7 +105,50 @@ def _raise(status, diag):
     raise Error(f"{name}: {msg}", name)
 
 
+def _int_arg(what, v, lo, hi, range_text=None):
+    """v as a Python int within [lo, hi], for a value that crosses into C: a
+    TypeError for bools, floats and other non-integers, a ValueError out of
+    range (ctypes would silently truncate either: N=2**64+5 would build N=5)."""
+    if type(v).__name__ in ("bool", "bool_") or not hasattr(type(v), "__index__"):
+        raise TypeError(f"{what} must be an integer, got {type(v).__name__} {v!r}")
+    v = operator.index(v)
+    if not lo <= v <= hi:
+        raise ValueError(f"{what} must be {range_text or f'{lo} to {hi}'}, got {v}")
+    return v
+
+
+def _scalar_value(name, kind, v):
+    """A kernel scalar as the double the runtime takes: an i64 scalar an integer
+    within +-2^53 (the runtime's rule; larger ints would round on the way), an
+    f32 scalar a real number whose float rounding does not overflow."""
+    if kind == "i64":
+        return float(_int_arg(f"scalar '{name}' (i64)", v, -2 ** 53, 2 ** 53, "within +-2^53"))
+    if type(v).__name__ in ("bool", "bool_") or isinstance(v, complex) or \
+            not hasattr(type(v), "__float__"):
+        raise TypeError(f"scalar '{name}' (f32) must be a real number, got {type(v).__name__}")
+    f = float(v)
+    try:
+        struct.pack("<f", f)
+    except OverflowError:
+        raise ValueError(f"scalar '{name}' (f32): {f!r} is out of f32's range") from None
+    return f
+
+
+_I64 = 2 ** 63 - 1
+
+
+def _tensor(data, rows, cols, row_stride, dtype, inner=0, n_stride=0, what="tensor"):
+    """An sgrt_tensor whose fields are checked to fit (ctypes truncates silently)."""
+    if data is not None:
+        _int_arg(f"{what}: data pointer", data, 0, 2 ** 64 - 1)
+    vals = [_int_arg(f"{what}: {n}", v, -_I64 - 1, _I64, "within int64")
+            for n, v in (("rows", rows), ("cols", cols), ("row stride", row_stride),
+                         ("inner", inner), ("n_stride", n_stride))]
+    return _rt.Tensor(data, vals[0], vals[1], vals[2], dtype, vals[3], vals[4])
+
+
 def _runtime(backend, device):
+    device = _int_arg("device", device, 0, 2 ** 31 - 1)
     key = (backend, device)
     if key not in _runtimes:
         rt = ctypes.c_void_p()
@@ -198,11 +261,11 @@ def _describe(x, what, output=False, dim=None):
             raise ValueError(f"{what}: tensor is on {x.device}, not a GPU or the CPU")
         if dim is not None:
             view = _inner_view(list(x.shape), list(x.stride()), dim % max(x.dim(), 1), what)
-            return _rt.Tensor(x.data_ptr(), view[0], view[1], view[2], dtype, view[3],
-                              view[4]), "host" if x.device.type == "cpu" else x.device.index
+            return _tensor(x.data_ptr(), view[0], view[1], view[2], dtype, view[3],
+                           view[4], what=what), "host" if x.device.type == "cpu" else x.device.index
         rows, cols, rs = _rows_view(list(x.shape), list(x.stride()), what)
         place = "host" if x.device.type == "cpu" else x.device.index
-        return _rt.Tensor(x.data_ptr(), rows, cols, rs, dtype), place
+        return _tensor(x.data_ptr(), rows, cols, rs, dtype, what=what), place
     try:
         cai, place = _interface(x)
     except TypeError as e:
@@ -233,10 +296,10 @@ def _describe(x, what, output=False, dim=None):
         place = x.device
     if dim is not None:
         view = _inner_view(shape, strides, dim % max(len(shape), 1), what)
-        return _rt.Tensor(cai["data"][0] or None, view[0], view[1], view[2], dtype, view[3],
-                          view[4]), place
+        return _tensor(cai["data"][0] or None, view[0], view[1], view[2], dtype, view[3],
+                       view[4], what=what), place
     rows, cols, rs = _rows_view(shape, strides, what)
-    return _rt.Tensor(cai["data"][0] or None, rows, cols, rs, dtype), place
+    return _tensor(cai["data"][0] or None, rows, cols, rs, dtype, what=what), place
 
 
 def _stream_handle(stream, first, device):
@@ -271,6 +334,52 @@ def _target_of(image, path):
         return _meta_of(image).target.decode()
     except (OSError, Error):
         return None
+
+
+def _copy_empty(like, dtype):
+    """A C-contiguous, aligned array of like's kind (numpy / CPU tensor, torch CUDA
+    tensor, CuPy array), shape, device and softgen dtype, uninitialised."""
+    if _host.is_array(like) or (_is_torch(like) and like.device.type == "cpu"):
+        return _host.empty(like, _shape(like), dtype)
+    if _is_torch(like):  # the caching allocator aligns to 512 bytes
+        import torch
+        return torch.empty(tuple(like.shape), dtype=like.dtype, device=like.device)
+    import cupy  # the memory pool aligns to 256 bytes
+    with like.device:
+        return cupy.empty(like.shape, dtype=like.dtype)
+
+
+def _copy_of(a, dtype):
+    """An aligned copy of a (_copy_empty, filled)."""
+    t = _copy_empty(a, dtype)
+    _copy_into(t, a)
+    return t
+
+
+def _copy_into(dst, src):
+    """dst[...] = src for two arrays of one kind and shape."""
+    if _host.is_array(dst) or (_is_torch(dst) and dst.device.type == "cpu"):
+        _host.copy(dst, src)
+    elif _is_torch(dst):
+        dst.copy_(src)
+    else:
+        dst[...] = src
+
+
+def _device_stream(first, handle, device):
+    """A context making the stream `handle` current for torch or CuPy, so that a
+    launch's copies are ordered with it (and their memory freed on it)."""
+    if _is_torch(first):
+        import torch
+        if torch.cuda.current_stream(device).cuda_stream == (handle or 0):
+            return contextlib.nullcontext()
+        s = torch.cuda.default_stream(device) if not handle else \
+            torch.cuda.ExternalStream(handle, device=torch.device("cuda", device))
+        return torch.cuda.stream(s)
+    import cupy
+    if cupy.cuda.get_current_stream().ptr == (handle or 0):
+        return contextlib.nullcontext()
+    return cupy.cuda.Stream.null if not handle else cupy.cuda.ExternalStream(handle)
 
 
 class Kernel:
@@ -354,7 +463,8 @@ class Kernel:
         if set(scalars) != set(names):
             raise TypeError(f"{self.kernel} takes scalars ({', '.join(names) or 'none'}), got "
                             f"({', '.join(sorted(scalars)) or 'none'})")
-        values = (ctypes.c_double * max(1, len(names)))(*[float(scalars[n]) for n in names])
+        values = (ctypes.c_double * max(1, len(names)))(
+            *[_scalar_value(n, kind, scalars[n]) for n, kind in self.scalars])
         ins = [t for t in self.tensors if not t[1]]
         outs = [t for t in self.tensors if t[1]]
         if len(inputs) != len(ins):
@@ -390,8 +500,7 @@ class Kernel:
         arrays, it_in, it_out = [], iter(inputs), iter(outs_given)
         for name, is_out, _ in self.tensors:
             arrays.append((name, next(it_out) if is_out else next(it_in)))
-        tensors = (_rt.Tensor * len(arrays))()
-        device, keep, back = None, [], []  # keep: the aligned copies the launch reads
+        described, device = [], None
         for i, (name, a) in enumerate(arrays):
             what, is_out = f"tensor '{name}'", self.tensors[i][1]
             t, dev = _describe(a, what, output=is_out, dim=dim)
@@ -401,37 +510,63 @@ class Kernel:
             if host and dev != "host":
                 raise ValueError(f"{what} is not in host memory but {self.kernel} runs on the "
                                  "CPU (target host): pass a numpy array or a CPU tensor")
-            if host and t.rows and not self._aligned(t):
-                # a host kernel needs vector-aligned rows: go through an aligned copy
-                name_dt = _rt.DTYPE_NAMES[t.dtype]
-                tmp = _host.empty(a, _shape(a), name_dt) if is_out else \
-                    _host.aligned(a, _shape(a), name_dt)
-                _stats["host_copies"] += 1
-                keep.append(tmp)
-                if is_out:
-                    back.append((a, tmp))
-                t, _ = _describe(tmp, what, output=is_out, dim=dim)
-            elif dev is not None and dev != "host":
+            if dev is not None and dev != "host":
                 if device is not None and dev != device:
                     raise ValueError(f"tensor '{name}' is on device {dev}, others on {device}")
                 device = dev
-            tensors[i] = t
+            described.append(t)
         device = 0 if device is None else device
         k = self._get(device)
         handle = None if host else _stream_handle(stream, inputs[0], device)
-        diag = _rt.Diag()
-        st = _rt.lib.sgrt_kernel_launch_ex(k, tensors, len(arrays), values, len(names),
-                                           ctypes.c_void_p(handle or None), ctypes.byref(diag))
-        if st:
-            _raise(st, diag)
-        for a, tmp in back:
-            _host.copy(a, tmp)
+        n = len(arrays)
+        # arrays the kernel cannot take in place (alignment) go through aligned
+        # copies: host arrays, and torch / CuPy GPU arrays (an interim: kernels
+        # that take any alignment are planned); others reach the runtime, which
+        # says why it refuses them
+        copy = [i for i, (_, a) in enumerate(arrays) if described[i].rows and
+                not self._aligned(described[i], i) and (host or _is_torch(a) or _is_cupy(a))]
+        keep, back, diag = [], [], _rt.Diag()  # keep: the copies the launch reads
+        if copy:  # the copies would hide how the caller's arrays overlap: check them first
+            st = _rt.lib.sgrt_kernel_check_views(k, (_rt.Tensor * n)(*described), n,
+                                                 ctypes.byref(diag))
+            if st:
+                _raise(st, diag)
+        tensors = (_rt.Tensor * n)()
+        with contextlib.ExitStack() as on_stream:
+            if copy and not host:
+                on_stream.enter_context(_device_stream(inputs[0], handle, device))
+            for i, (name, a) in enumerate(arrays):
+                t, is_out = described[i], self.tensors[i][1]
+                if i in copy:
+                    dt, what = _rt.DTYPE_NAMES[t.dtype], f"tensor '{name}'"
+                    tmp = _copy_empty(a, dt) if is_out else _copy_of(a, dt)
+                    _stats["host_copies" if host else "device_copies"] += 1
+                    keep.append(tmp)
+                    if is_out:
+                        back.append((a, tmp))
+                    t, _ = _describe(tmp, what, output=is_out, dim=dim)
+                tensors[i] = t
+            st = _rt.lib.sgrt_kernel_launch_ex(k, tensors, n, values, len(names),
+                                               ctypes.c_void_p(handle or None), ctypes.byref(diag))
+            if st:
+                _raise(st, diag)
+            for a, tmp in back:  # on the launch's stream, after the kernel
+                _copy_into(a, tmp)
         return out if single or len(outs_given) > 1 else outs_given[0]
 
-    def _aligned(self, t):
-        """Whether the kernel can take t in place (the runtime's alignment rule)."""
-        vb = self.vector_bytes or 1
-        return (t.data or 0) % vb == 0 and t.row_stride * _rt.DTYPE_SIZES[t.dtype] % vb == 0
+    def _aligned(self, t, i):
+        """Whether the kernel can take tensor i, t, in place (the runtime's rule:
+        data and strides a multiple of tensor i's own vector, sg_meta_tensor_align)."""
+        widest = max(_rt.DTYPE_SIZES[_rt.DTYPE_NAMES.index(d)] for _, _, d in self.tensors)
+        es = _rt.DTYPE_SIZES[t.dtype]
+        vb = max(1, (self.vector_bytes or 1) * es // widest)
+        if (t.data or 0) % vb:
+            return False
+        if self.layout == "inner":
+            inner = t.inner or 1
+            return (t.n_stride or inner) * es % vb == 0 and \
+                (t.rows <= inner or t.row_stride * es % vb == 0)
+        return t.rows <= 1 or t.row_stride * es % vb == 0
 
     def __del__(self):
         if _shutting_down or sys is None:
@@ -470,13 +605,11 @@ def set_host_threads(threads):
     """The CPU threads a host-target launch spreads its rows over (1 to 256;
     default $SOFTGEN_HOST_THREADS, else the online CPUs): sgrt_host_set_threads
     on this process's host runtime."""
-    if not isinstance(threads, int) or isinstance(threads, bool):
+    if not hasattr(type(threads), "__index__") or type(threads).__name__ in ("bool", "bool_"):
         raise TypeError(f"threads must be an int, got {type(threads).__name__}")
-    if threads < 1:
-        raise ValueError(f"threads must be 1 to 256, got {threads}")
+    threads = _int_arg("threads", threads, 1, 256)
     diag = _rt.Diag()
-    st = _rt.lib.sgrt_host_set_threads(_runtime("host", 0), min(threads, 1 << 31),
-                                       ctypes.byref(diag))
+    st = _rt.lib.sgrt_host_set_threads(_runtime("host", 0), threads, ctypes.byref(diag))
     if st:
         _raise(st, diag)
 

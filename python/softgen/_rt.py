@@ -102,6 +102,7 @@ def _declare(lib):
         "sgrt_kernel_launch": (I, [P, ctypes.POINTER(Tensor), I, V, D]),
         "sgrt_kernel_launch_ex": (I, [P, ctypes.POINTER(Tensor), I, ctypes.POINTER(ctypes.c_double),
                                       I, V, D]),
+        "sgrt_kernel_check_views": (I, [P, ctypes.POINTER(Tensor), I, D]),
         "sgrt_kernel_destroy": (None, [P]),
         "sgrt_synchronize": (I, [P, D]),
         "sg_meta_find": (I, [ctypes.c_char_p, S, ctypes.POINTER(Meta), D]),

@@ -29,10 +29,13 @@ x in place as [outer, N, inner], with no copy; this holds for any contiguous
 tensor. Otherwise torch tensors are moved and copied (x.movedim(d, -1)
 .contiguous(): one extra read and write of x and of the result), as is a last
 dim whose stride is not 1; other arrays raise UnsupportedError. dtype=... on
-softmax and log_softmax of a torch input picks the kernel that reads x's dtype
-and writes dtype (the template's U: f16 in, f32 out, no cast copy; torch casts x
-first, same values since both compute in f32); on the backward passes it casts
-the inputs first (x.to(dtype)); other arrays must already have it. Outputs:
+softmax and log_softmax of a torch input that widens (f16 / bf16 in, f32 out)
+picks the kernel that reads x's dtype and writes dtype (the template's U, no
+cast copy: torch casts x first, and that cast is exact, so the values are
+torch's); a dtype that narrows (f32 -> f16 / bf16, or between f16 and bf16)
+casts x first, as torch does (an element above f16's 65504 becomes inf and its
+row NaN, as in torch); on the backward passes it casts the inputs first
+(x.to(dtype)); other arrays must already have it. Outputs:
 torch.empty_like / cupy.empty_like, a 64-byte aligned numpy array for numpy
 inputs; other arrays need out=.
 """
@@ -41,7 +44,8 @@ import os
 
 from . import _cc, _host, _rt
 from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _inner_view,
-               _interface, _is_cupy, _is_torch, _raise, _runtime, _shape, _stats, _torch_name)
+               _int_arg, _interface, _is_cupy, _is_torch, _raise, _runtime, _shape, _stats,
+               _torch_name)
 
 _TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
 _NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
@@ -104,6 +108,7 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
     dim) or "inner" (reduce dim N of [outer, N, inner]; call with dim=)."""
     if N is None:
         raise TypeError("compile() needs N, the row length")
+    N = _int_arg("N", N, 1, 2 ** 31 - 1, "1 to 2^31-1")  # as sg_compile; ctypes would truncate
     lib = _cc.load()
     if lib is None:
         raise Error(f"SG_ERR_UNSUPPORTED: no compiler: {_cc.load_error} (set SOFTGEN_LIB_DIR, "
@@ -146,7 +151,7 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         keep.append(arr)
         o.constraints = arr
         o.nconstraints = len(texts)
-    o.problem = _cc.Problem(int(N), _rt.DTYPE_NAMES.index(dt), c(target), c(arch))
+    o.problem = _cc.Problem(N, _rt.DTYPE_NAMES.index(dt), c(target), c(arch))
     o.problem.layout = _rt.LAYOUT_NAMES.index(layout)
     if out_dtype is not None:
         o.problem.out_dtype_set = 1
@@ -321,11 +326,12 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
     if torch_in:
         import torch
         ins = list(inputs)
-        out_dt = None  # forward templates write dtype= directly (their U), no cast of x
-        if dt is not None and template in ("softmax", "log_softmax") and \
-                _TORCH_TO_SG.get(str(x.dtype)) not in (None, dt):
+        out_dt = None  # a widening dtype=: written directly (the template's U), no cast of x
+        if dt == "f32" and template in ("softmax", "log_softmax") and \
+                _TORCH_TO_SG.get(str(x.dtype)) in ("f16", "bf16"):
             out_dt = dt
-        elif dt is not None:
+        elif dt is not None:  # narrowing (or none): cast first, as torch, which rounds x
+
             ins = [t.to(getattr(torch, _torch_name(dt))) for t in ins]
         ydt = getattr(torch, _torch_name(out_dt)) if out_dt else None
         moved = d != ndim - 1

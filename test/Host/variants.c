@@ -11,7 +11,8 @@
  * for softmax, log_softmax and softmax_backward, at N = 1, 7, 1000, 4096,
  * 40000, and masked / safe_attention f32 at N = 70000 (a mask of 16 rows over 4 MB:
  * the head-by-head row order). Launches per kernel: M = 48 rows = 3 matrices of L = 16 queries;
- * mask of R = 1 and R = 16 rows (-inf entries, one fully -inf row); causal
+ * mask (in the output dtype U, as the templates declare it) of R = 1 and R = 16
+ * rows (-inf entries, one fully -inf row); causal
  * offsets 0, N - L and -3 (rows with no key left); scale 0.125 and 1.7; row 3
  * of x all -inf. Reference: PyTorch's semantics in float64 from the rounded
  * inputs (a row of all -inf, a +inf or a NaN gives NaN; the safe templates
@@ -160,7 +161,7 @@ static double run_case(const kernel *K, const launch_case *lc, char *why, size_t
   int masked = K->kind == MASKED || K->kind == ATTENTION || K->kind == SAFE_ATTENTION;
   dx = upload(x, M, n, K->in, &d);
   daux = nin == 2 ? upload(aux, M, n, K->in, &d) : NULL;
-  dmask = masked ? upload(mask, R, n, K->in, &d) : NULL;
+  dmask = masked ? upload(mask, R, n, K->out, &d) : NULL; /* the mask is in U */
   size_t obytes = (size_t)(M * n) * sg_dtype_size(K->out);
   if (!dx || (nin == 2 && !daux) || (masked && !dmask) ||
       sgrt_mem_alloc(rt, obytes, &dy, &d)) {

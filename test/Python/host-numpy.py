@@ -261,7 +261,7 @@ elif MODE == "api":
     expect("threads 0", lambda: softgen.set_host_threads(0))
     # API-NEXT: threads 0 -> ValueError : threads must be 1 to 256, got 0
     expect("threads 257", lambda: softgen.set_host_threads(257))
-    # API-NEXT: threads 257 -> ArgumentError/Error/ValueError : threads must be 1 to 256, got 257
+    # API-NEXT: threads 257 -> ValueError : threads must be 1 to 256, got 257
     expect("threads str", lambda: softgen.set_host_threads("2"))
     # API-NEXT: threads str -> TypeError : threads must be an int, got str
 

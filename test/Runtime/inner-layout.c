@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "rt_test.h"
+#include "../../tools/common/host_elems.h"
 
 /* softmax f32, n 8, layout inner; args in an unusual order: inner first. */
 static sg_meta inner_meta(void) {
@@ -121,6 +122,35 @@ int main(void) {
   report("misaligned n_stride", sgrt_kernel_launch(k, t, 2, NULL, &d), &d);
   sgrt_kernel_destroy(k);
 
+  /* f16 in, f32 out under the f32 output's 4-byte vectors: the input's own
+   * vector is 2 bytes (sg_meta_tensor_align), so an odd inner is aligned */
+  m.tensors[1].dtype = SG_DTYPE_F32;
+  k = load_meta(rt, &m, OBJ_TEXT, "load f16 -> f32");
+  make_tensors(t, 15, 8, 40, SG_DTYPE_F32);
+  t[0].dtype = SG_DTYPE_F16;
+  t[0].inner = t[1].inner = 5;
+  for (int e = 0; e < 120; e++)
+    sg_host_put(t[0].data, (size_t)e, SG_DTYPE_F16, (double)((e * 37) % 11) * 0.5 - 2);
+  sg_status st = sgrt_kernel_launch(k, t, 2, NULL, &d);
+  double worst = 0;
+  for (int o = 0; o < 3 && !st; o++)
+    for (int i = 0; i < 5; i++) {
+      double mx = -INFINITY, s = 0;
+      for (int n = 0; n < 8; n++)
+        mx = fmax(mx, sg_host_get(t[0].data, (size_t)(o * 40 + n * 5 + i), SG_DTYPE_F16));
+      for (int n = 0; n < 8; n++)
+        s += exp(sg_host_get(t[0].data, (size_t)(o * 40 + n * 5 + i), SG_DTYPE_F16) - mx);
+      for (int n = 0; n < 8; n++) {
+        size_t e = (size_t)(o * 40 + n * 5 + i);
+        worst = fmax(worst, fabs(((float *)t[1].data)[e] -
+                                 exp(sg_host_get(t[0].data, e, SG_DTYPE_F16) - mx) / s));
+      }
+    }
+  report("f16 -> f32, odd inner 5", st, &d);
+  printf("f16 -> f32 err<1e-6 %d\n", !st && worst < 1e-6);
+  sgrt_kernel_destroy(k);
+  m.tensors[1].dtype = SG_DTYPE_F16;
+
   /* a rows-layout kernel takes no inner layout */
   sg_meta rows = test_meta();
   k = load_meta(rt, &rows, OBJ_TEXT, "load rows");
@@ -149,8 +179,11 @@ int main(void) {
 // CHECK-NEXT: misaligned data: SG_ERR_MISMATCH: tensor 'x' (#0): data {{.*}} is not aligned to the kernel's vector_bytes 4
 // CHECK-NEXT: good: SG_OK
 // CHECK-NEXT: load f16: SG_OK
-// CHECK-NEXT: misaligned inner: SG_ERR_MISMATCH: tensor 'x' (#0): misaligned: row_stride 40, n_stride 5 and inner 5 must be multiples of the kernel's vector_bytes 4 in bytes
-// CHECK-NEXT: misaligned n_stride: SG_ERR_MISMATCH: tensor 'x' (#0): misaligned: row_stride 40, n_stride 3 and inner 1 must be multiples of the kernel's vector_bytes 4 in bytes
+// CHECK-NEXT: misaligned inner: SG_ERR_MISMATCH: tensor 'x' (#0): misaligned: row_stride 40, n_stride 5 and inner 5 must be multiples of 4 bytes (a vector of its elements: the kernel's vector_bytes 4 scaled to its dtype)
+// CHECK-NEXT: misaligned n_stride: SG_ERR_MISMATCH: tensor 'x' (#0): misaligned: row_stride 40, n_stride 3 and inner 1 must be multiples of 4 bytes (a vector of its elements: the kernel's vector_bytes 4 scaled to its dtype)
+// CHECK-NEXT: load f16 -> f32: SG_OK
+// CHECK-NEXT: f16 -> f32, odd inner 5: SG_OK
+// CHECK-NEXT: f16 -> f32 err<1e-6 1
 // CHECK-NEXT: load rows: SG_OK
 // CHECK-NEXT: rows kernel, inner 4: SG_ERR_MISMATCH: tensor 'x' (#0): inner 4, n_stride 0: kernel 'softgen_softmax_f16_n1024' has the rows layout (generate one with --layout inner)
 // CHECK-NEXT: rows kernel, inner 1: SG_OK

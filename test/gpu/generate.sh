@@ -191,12 +191,25 @@ for n in 33 8192; do # the rest of torch_api.py's N, for its cast case
     for t in softmax log_softmax; do printf '%s\t%s\tf32\t%s\n' "$t" "$dt" "$n" >>"$vjobs"; done
   done
 done
+# Issue 19 (torch_api.py, "issue 19" cases): f16 / bf16 scores with an f32 mask promote to
+# f32 (the mask in U), and dtype=float32 over dim 1 of [3, N, 5] (inner layout, f32 out).
+for n in 128 1000 4097; do
+  for dt in f16 bf16; do
+    for t in masked_softmax attention_softmax safe_attention_softmax; do
+      printf '%s\t%s\tf32\t%s\n' "$t" "$dt" "$n" >>"$vjobs"
+    done
+  done
+done
+for n in 33 1000; do
+  for dt in f16 bf16; do printf 'softmax\t%s\tf32\t%s\tinner\n' "$dt" "$n" >>"$vjobs"; done
+done
 vjob() {
-  local t dt u n
-  IFS=$'\t' read -r t dt u n <<<"$1"
-  "$SG" "$t" -D N="$n" --dtype "$dt" --out-dtype "$u" --arch "$ARCH" --emit obj \
-    -o "$OUT/variants/${t}_${dt}_${u}_n$n.cubin" 2>>"$TMP/variants.err" ||
-    echo "rejected variant $t $dt->$u N=$n" >>"$TMP/variants.rej"
+  local t dt u n layout flags=() tag=""
+  IFS=$'\t' read -r t dt u n layout <<<"$1"
+  [ "${layout:-}" = inner ] && flags=(--layout inner) tag=_inner
+  "$SG" "$t" -D N="$n" --dtype "$dt" --out-dtype "$u" --arch "$ARCH" ${flags[@]+"${flags[@]}"} \
+    --emit obj -o "$OUT/variants/${t}_${dt}_${u}_n$n$tag.cubin" 2>>"$TMP/variants.err" ||
+    echo "rejected variant $t $dt->$u N=$n $layout" >>"$TMP/variants.rej"
 }
 export -f vjob
 tr '\n' '\0' <"$vjobs" | xargs -0 -P "$jobs_n" -n 1 bash -c 'vjob "$1"' _
