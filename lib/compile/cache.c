@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "support/io.h"
+
 #define MAGIC "SGCACHE1"
 enum { HEADER = 64, KEY_IN_HEADER = 16, MAX_ENTRY = 1 << 30 };
 
@@ -47,30 +49,30 @@ sgc_lookup sgc_read(const char *dir, const unsigned char key[SGC_KEY_BYTES], sg_
   entry_path(dir, key, path, sizeof path);
   out->data = NULL;
   out->size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return SGC_MISS;
-  unsigned char h[HEADER], want[HEADER];
   struct stat sb;
+  if (stat(path, &sb) != 0)
+    return SGC_MISS;
+  /* a regular file of at most a whole entry, read without blocking on a FIFO */
+  char *data;
+  size_t size;
+  if (sg_read_input(path, "a cache entry", (size_t)HEADER + MAX_ENTRY, &data, &size, NULL))
+    return SGC_CORRUPT;
+  unsigned char want[HEADER];
   uint64_t len = 0;
-  int ok = fread(h, 1, HEADER, f) == HEADER && memcmp(h, MAGIC, 8) == 0 &&
-           fstat(fileno(f), &sb) == 0;
+  int ok = size >= HEADER && memcmp(data, MAGIC, 8) == 0;
   for (int i = 0; ok && i < 8; i++)
-    len |= (uint64_t)h[8 + i] << (8 * i);
-  ok = ok && len <= MAX_ENTRY && (uint64_t)sb.st_size == HEADER + len &&
-       memcmp(h + 48, key, KEY_IN_HEADER) == 0;
-  char *data = ok ? malloc((size_t)len + 1) : NULL;
-  ok = data && fread(data, 1, (size_t)len, f) == len;
-  fclose(f);
+    len |= (uint64_t)(unsigned char)data[8 + i] << (8 * i);
+  ok = ok && len <= MAX_ENTRY && size == HEADER + len &&
+       memcmp(data + 48, key, KEY_IN_HEADER) == 0;
   if (ok) {
-    header(want, key, data, (size_t)len);
-    ok = memcmp(want, h, HEADER) == 0;
+    header(want, key, data + HEADER, (size_t)len);
+    ok = memcmp(want, data, HEADER) == 0;
   }
   if (!ok) {
     free(data);
     return SGC_CORRUPT;
   }
-  data[len] = '\0';
+  memmove(data, data + HEADER, (size_t)len + 1); /* the payload and the NUL after it */
   out->data = data;
   out->size = (size_t)len;
   return SGC_HIT;

@@ -20,8 +20,9 @@ typedef enum sgc_lookup { SGC_MISS, SGC_HIT, SGC_CORRUPT } sgc_lookup;
 void sgc_key_field(sg_sha256 *key, const char *label, const void *data, size_t len);
 
 /* Reads the entry for key from dir into out (malloc'd, NUL-terminated).
- * SGC_CORRUPT: the file exists but its header, length, key or hash is wrong
- * (it is not used). */
+ * SGC_CORRUPT: something is there but it is not a regular file (a FIFO is not
+ * waited on), is over 1 GiB, or its header, length, key or hash is wrong (it is
+ * not used). */
 sgc_lookup sgc_read(const char *dir, const unsigned char key[SGC_KEY_BYTES], sg_buffer *out);
 
 /* Writes data as the entry for key: creates dir (and its parents, mode 0700)

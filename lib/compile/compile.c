@@ -41,7 +41,7 @@
 #define SOFTGEN_TEMPLATES_RELDIR "../share/softgen/kernels-templates"
 #endif
 
-enum { INPUT_LIMIT = 1 << 20, CONSTRAINTS_LIMIT = 64 };
+enum { CONSTRAINTS_LIMIT = 64 };
 
 struct sg_compilation {
   sg_template *t;
@@ -191,9 +191,10 @@ static int output_key(const sg_compilation *c, int kind, unsigned char key[SGC_K
 
 /* ---- create: parse and resolve ---- */
 
-/* Reads a source's text: src->text, or the file src->name. *owned is what to free. */
-static sg_status source_text(const sg_source *src, const char **text, size_t *len, char **owned,
-                             sg_diag *diag) {
+/* Reads a source's text: src->text, or the file src->name (what: "a template", ...;
+ * a regular file of at most SG_LIMIT_TEXT). *owned is what to free. */
+static sg_status source_text(const sg_source *src, const char *what, const char **text,
+                             size_t *len, char **owned, sg_diag *diag) {
   *owned = NULL;
   if (src->text) {
     *text = src->text;
@@ -202,7 +203,7 @@ static sg_status source_text(const sg_source *src, const char **text, size_t *le
   }
   if (!src->name)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "a source has neither text nor a name");
-  sg_status st = sg_read_file(src->name, INPUT_LIMIT, owned, len, diag);
+  sg_status st = sg_read_input(src->name, what, SG_LIMIT_TEXT, owned, len, diag);
   *text = *owned;
   return st;
 }
@@ -220,7 +221,7 @@ static sg_status parse_inputs(sg_compilation *c, const sg_compile_options *o, sg
   const char *text;
   size_t len;
   char *owned;
-  sg_status st = source_text(&tsrc, &text, &len, &owned, diag);
+  sg_status st = source_text(&tsrc, "a template", &text, &len, &owned, diag);
   if (!st) {
     sgc_key_field(&c->key, "template", text, len);
     st = sg_template_parse(tsrc.name ? tsrc.name : "<template>", text, len, &c->t, diag);
@@ -229,7 +230,7 @@ static sg_status parse_inputs(sg_compilation *c, const sg_compile_options *o, sg
   if (!st)
     st = sg_constraints_create(&c->c, diag);
   for (int i = 0; !st && i < o->nconstraints; i++) {
-    st = source_text(&o->constraints[i], &text, &len, &owned, diag);
+    st = source_text(&o->constraints[i], "a constraints file", &text, &len, &owned, diag);
     if (!st) {
       sgc_key_field(&c->key, "constraints", text, len);
       st = sg_constraints_parse(c->c, o->constraints[i].name ? o->constraints[i].name : "<constraints>",

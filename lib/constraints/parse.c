@@ -379,7 +379,7 @@ sg_status sg_constraints_parse(sg_constraints *c, const char *file, const char *
 sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_diag *diag) {
   char *text;
   size_t len;
-  sg_status st = sg_read_file(path, 1 << 20, &text, &len, diag);
+  sg_status st = sg_read_input(path, "a constraints file", SG_LIMIT_TEXT, &text, &len, diag);
   if (st)
     return st;
   st = sg_constraints_parse(c, path, text, len, diag);

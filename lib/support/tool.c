@@ -85,7 +85,7 @@ sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       char *err = NULL;
       size_t len = 0;
-      if (sg_read_file(errpath, 1 << 16, &err, &len, NULL))
+      if (sg_read_input(errpath, "a tool's messages", (size_t)1 << 16, &err, &len, NULL))
         err = NULL;
       if (err && len > 600)
         err[600] = '\0';
@@ -97,7 +97,7 @@ sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *
     } else {
       char *data;
       size_t len;
-      st = sg_read_file(outpath, (size_t)1 << 30, &data, &len, diag);
+      st = sg_read_input(outpath, "a code object", SG_LIMIT_OBJECT, &data, &len, diag);
       if (!st) {
         out->data = data;
         out->size = len;

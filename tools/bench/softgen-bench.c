@@ -28,7 +28,8 @@
  *   - bytes moved = M x N x (sum of element sizes of the tensors); the copy
  *     moves 2 x its bytes (read + write), where its bytes = M x N x in_elem.
  * Exit status: 0 all kernels measured and checked, 1 some kernel failed
- * (load, memory, launch, check), 2 usage error, 3 the driver did not open. */
+ * (load, memory, launch, check) or the results could not be written (stdout,
+ * --csv), 2 usage error, 3 the driver did not open. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -39,6 +40,7 @@
 #include <time.h>
 
 #include "softgen/runtime.h"
+#include "support/io.h"
 #include "../common/host_elems.h"
 
 #define MAX_SAMPLES_PER_ROUND 25
@@ -566,20 +568,26 @@ static int add_job(job **jobs, int *n, int *cap, const char *path, int64_t rows)
   return 0;
 }
 
-/* Reads "file<TAB>M[<TAB>anything]" lines; returns 0 or prints the error. */
+/* Reads "file<TAB>M[<TAB>anything]" lines; returns 0 or prints the error. The
+ * manifest is read as every input is (support/io.h): a regular file of at most
+ * 1 MiB, opened without blocking (a FIFO is refused, not waited on). */
 static int read_manifest(const char *path, job **jobs, int *n, int *cap) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    fprintf(stderr, "softgen-bench: cannot open manifest '%s': %s\n", path, strerror(errno));
+  char *text, full[8192];
+  size_t len;
+  sg_diag d;
+  if (sg_read_input(path, "a manifest", SG_LIMIT_TEXT, &text, &len, &d)) {
+    fprintf(stderr, "softgen-bench: %s\n", d.message);
     return -1;
   }
   const char *slash = strrchr(path, '/');
   size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-  char line[4096], full[8192];
   int lineno = 0, rc = 0;
-  while (fgets(line, sizeof line, f)) {
+  for (char *line = text, *next; line < text + len; line = next) {
+    next = line + strcspn(line, "\n"); /* or an embedded NUL: the line ends there too */
+    if (next < text + len)
+      *next++ = 0;
     lineno++;
-    line[strcspn(line, "\r\n")] = 0;
+    line[strcspn(line, "\r")] = 0;
     char *p = line;
     while (*p == ' ')
       p++;
@@ -611,7 +619,7 @@ static int read_manifest(const char *path, job **jobs, int *n, int *cap) {
       break;
     }
   }
-  fclose(f);
+  free(text);
   return rc;
 }
 
@@ -777,5 +785,10 @@ out:
     free(jobs[i].path);
   free(jobs);
   sgrt_close(rt);
+  sg_diag wd;
+  if (sg_stdout_flush(&wd)) { /* the table is the result: losing it is a failure */
+    fprintf(stderr, "softgen-bench: %s\n", wd.message);
+    rc = rc ? rc : 1;
+  }
   return rc;
 }

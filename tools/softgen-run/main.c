@@ -13,14 +13,17 @@
  *       and exits 1 when either is over the dtype's tolerance or a value is NaN.
  *       An inner-layout kernel ("layout inner") gets contiguous [M / I, N, I]
  *       tensors (--inner I, default 1; I must divide M), checked the same way.
- * Exit status: 0 success, 1 check failed, 2 usage error, 3 runtime error. */
+ * Exit status: 0 success, 1 check failed, 2 usage error, 3 runtime or I/O error (a
+ * code object that cannot be read, a write error on stdout). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "softgen/runtime.h"
+#include "support/io.h"
 #include "../common/host_elems.h"
 
 static void usage(FILE *f) {
@@ -120,19 +123,26 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
   return !ok;
 }
 
-/* AUTO for a host-target code object is the host backend: the CPU runs it. */
-static sgrt_backend backend_for(sgrt_backend backend, const char *path) {
-  FILE *f = backend == SGRT_BACKEND_AUTO ? fopen(path, "rb") : NULL;
-  if (!f)
-    return backend;
-  static char buf[1 << 20];
-  size_t len = fread(buf, 1, sizeof buf, f);
-  fclose(f);
+/* AUTO for a host-target code object is the host backend: the CPU runs it. The
+ * file is read as every input is (support/io.h): a regular file of at most
+ * SG_LIMIT_OBJECT, opened without blocking, so a FIFO or /dev/zero is refused. */
+static sg_status backend_for(sgrt_backend backend, const char *path, sgrt_backend *out,
+                             sg_diag *d) {
+  *out = backend;
+  struct stat sb;
+  if (backend != SGRT_BACKEND_AUTO || stat(path, &sb) != 0)
+    return SG_OK; /* a missing file: the runtime's load says so */
+  char *buf;
+  size_t len;
+  sg_status st = sg_read_input(path, "a code object", SG_LIMIT_OBJECT, &buf, &len, d);
+  if (st)
+    return st;
   sg_meta m;
-  sg_diag d;
-  if (sg_meta_find(buf, len, &m, &d) == SG_OK && strcmp(m.target, "host") == 0)
-    return SGRT_BACKEND_HOST;
-  return backend;
+  sg_diag ignored;
+  if (sg_meta_find(buf, len, &m, &ignored) == SG_OK && strcmp(m.target, "host") == 0)
+    *out = SGRT_BACKEND_HOST;
+  free(buf);
+  return SG_OK;
 }
 
 #define MAX_SCALARS 8
@@ -146,7 +156,10 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
   sgrt_kernel *k = NULL;
   sg_diag d;
   sg_diag_clear(&d);
-  sg_status st = sgrt_open(backend_for(backend, path), device, &rt, &d);
+  sg_status st = backend_for(backend, path, &backend, &d);
+  if (st)
+    return fail_rt("load", st, &d);
+  st = sgrt_open(backend, device, &rt, &d);
   if (st)
     return fail_rt("open", st, &d);
   printf("device %d: %s (%s, %s)\n", device, sgrt_device_name(rt), sgrt_device_arch(rt),
@@ -248,7 +261,7 @@ done:
   return rc;
 }
 
-int main(int argc, char **argv) {
+static int run_args(int argc, char **argv) {
   sgrt_backend backend = SGRT_BACKEND_AUTO;
   int device = 0, do_probe = 0, check = 0;
   int64_t rows = 1000, inner = 1;
@@ -324,4 +337,16 @@ int main(int argc, char **argv) {
     return 2;
   }
   return run(backend, device, path, rows, inner, check, seed);
+}
+
+/* run_args(), then stdout: a write error on it is an error (exit 3). */
+int main(int argc, char **argv) {
+  int rc = run_args(argc, argv);
+  sg_diag d;
+  if (sg_stdout_flush(&d)) {
+    fprintf(stderr, "softgen-run: error: %s\n", d.message);
+    if (rc == 0 || rc == 1)
+      rc = 3;
+  }
+  return rc;
 }

@@ -5,8 +5,9 @@
  * The stages run in the library (softgen/compile.h: sg_compilation_*, with its
  * on-disk cache); this file parses arguments, prints and writes. Everything is
  * built in memory first, for every N asked for; files are written only when every
- * requested stage of every kernel succeeded, each through a temporary file and a
- * rename, so a failure leaves no partial output. */
+ * requested stage of every kernel succeeded: all to temporaries first, then renamed
+ * (support/io.h), so a failure leaves no partial output and every old file as it
+ * was. A write error on stdout is an error (exit 1). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -30,7 +31,8 @@ static void usage(FILE *f) {
       "constraints, through LLVM's NVPTX or AMDGPU backend.\n"
       "TEMPLATE is a .sgt file or the name of one in the templates directory\n"
       "(default: softmax; directory: $SOFTGEN_TEMPLATES, else the installed one,\n"
-      "<bindir>/../share/softgen/kernels-templates, else the one softgen was built with).\n"
+      "<bindir>/../share/softgen/kernels-templates, else the one softgen was built with);\n"
+      "a regular file of at most 1 MiB.\n"
       "\n"
       "Problem:\n"
       "  -D N=<int>              row length (required); M, the row count, is a run-time argument.\n"
@@ -50,7 +52,8 @@ static void usage(FILE *f) {
       "                          (softmax over a non-last dim without a copy; inner and the\n"
       "                          strides are run-time arguments; kernel name ..._inner)\n"
       "Constraints (Wave's vocabulary; anything not given is chosen automatically):\n"
-      "  --constraints FILE      read constraints from FILE (repeatable)\n"
+      "  --constraints FILE      read constraints from FILE (repeatable; a regular file of\n"
+      "                          at most 1 MiB)\n"
       "  -C TEXT                 a constraint on the command line, e.g.\n"
       "                          -C 'HardwareConstraint(threads_per_wave=32, waves_per_block=(4,1,1))'\n"
       "Output:\n"
@@ -60,13 +63,22 @@ static void usage(FILE *f) {
       "                          (default: llvm,llvm-opt,asm,obj; obj is skipped with a\n"
       "                          warning when ptxas is missing)\n"
       "  --out-dir DIR           directory for output files (default: out)\n"
-      "  -o FILE                 write the single --emit kind to FILE ('-' for stdout)\n"
+      "  -o FILE                 write the single --emit kind to FILE ('-' for stdout).\n"
+      "                          Every output (-o or --out-dir) goes to a temporary file\n"
+      "                          beside it, renamed into place once all are complete: a\n"
+      "                          failure leaves the old files as they were. A device node\n"
+      "                          or FIFO is written in place, a symlink through (its\n"
+      "                          target is replaced), a directory is refused\n"
       "  --print-config          print the resolved plan and exit\n"
       "  --print-template        print the template's typed op list and exit (no N needed)\n"
       "  --inspect FILE          print the launch metadata of a code object and exit\n"
+      "                          (a regular file of at most 256 MiB)\n",
+      f);
+  fputs( /* two strings: C11 compilers need only take 4095 characters in one */
       "MLIR (input MODEL.mlir, or --mlir):\n"
-      "  --mlir                  read the input as an MLIR module: every linalg.softmax\n"
-      "                          becomes a gpu.launch_func of a kernel in a gpu.binary;\n"
+      "  --mlir                  read the input as an MLIR module (a regular file of at\n"
+      "                          most 1 GiB): every linalg.softmax becomes a\n"
+      "                          gpu.launch_func of a kernel in a gpu.binary;\n"
       "                          writes DIR/<kernel>.<ext> and DIR/MODEL.gpu.mlir (-o: the\n"
       "                          module only); --emit asm|obj picks what gpu.objects hold\n"
       "Cache (compiled outputs are reused when nothing that changes them changed):\n"
@@ -293,7 +305,7 @@ static int inspect(const char *path) {
   char *data;
   size_t len;
   sg_meta m;
-  if (sg_read_file(path, (size_t)1 << 30, &data, &len, &d))
+  if (sg_read_input(path, "a code object", SG_LIMIT_OBJECT, &data, &len, &d))
     return fail(&d);
   sg_status st = sg_meta_find(data, len, &m, &d);
   free(data);
@@ -383,44 +395,63 @@ static sg_status make_kernel(const options *o, sg_compile_options *co, int i, ke
   return st;
 }
 
-/* Writes every output of every kernel, or none (removes what it wrote on a failure). */
-static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag *d) {
+/* The path of kernel k's output of kind (in --out-dir, or -o). */
+static int output_path(const options *o, const kernel_out *k, int kind, char *out, size_t cap) {
   static const char *const ll_ext[] = {".ll", ".opt.ll"};
-  int to_stdout = o->out_file && strcmp(o->out_file, "-") == 0;
-  if (!o->out_file && mkdir(o->out_dir, 0777) != 0 && errno != EEXIST)
-    return sg_diag_set(d, SG_ERR_IO, "%s: cannot create directory: %s", o->out_dir, strerror(errno));
-  char(*paths)[4096] = calloc((size_t)nk * SG_OUTPUT_COUNT, sizeof *paths);
-  if (!paths)
-    return sg_diag_set(d, SG_ERR_NO_MEMORY, "out of memory");
+  const char *ext = kind < SG_OUTPUT_ASM ? ll_ext[kind] : kind == SG_OUTPUT_ASM ? k->asm_ext
+                    : kind == SG_OUTPUT_SHARED ? k->so_ext : k->obj_ext;
+  int n = o->out_file ? snprintf(out, cap, "%s", o->out_file)
+                      : snprintf(out, cap, "%s/%s%s", o->out_dir, k->name, ext);
+  return n >= 0 && (size_t)n < cap;
+}
+
+/* Writes every output of every kernel, or none: each goes to a temporary file beside
+ * its destination, and the temporaries are renamed into place only once all of them
+ * are complete (support/io.h); a failure removes only the temporaries, and an out
+ * dir made here if it is still empty. */
+static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag *d) {
+  if (o->out_file && strcmp(o->out_file, "-") == 0) {
+    for (int i = 0; i < nk * SG_OUTPUT_COUNT; i++) {
+      const sg_buffer *b = &ks[i / SG_OUTPUT_COUNT].buf[i % SG_OUTPUT_COUNT];
+      if (b->data && sg_stdout_write(b->data, b->size, d))
+        return SG_ERR_IO;
+    }
+    return SG_OK;
+  }
+  int made_dir = 0;
+  if (!o->out_file) {
+    if (mkdir(o->out_dir, 0777) == 0)
+      made_dir = 1;
+    else if (errno != EEXIST)
+      return sg_diag_set(d, SG_ERR_IO, "%s: cannot create directory: %s", o->out_dir,
+                         strerror(errno));
+  }
+  sg_outset set = {0};
   sg_status st = SG_OK;
-  int written = 0;
+  char path[4096];
   for (int i = 0; i < nk * SG_OUTPUT_COUNT && !st; i++) {
     const kernel_out *k = &ks[i / SG_OUTPUT_COUNT];
     int kind = i % SG_OUTPUT_COUNT;
     if (!k->buf[kind].data)
       continue;
-    const char *ext = kind < SG_OUTPUT_ASM ? ll_ext[kind] : kind == SG_OUTPUT_ASM ? k->asm_ext
-                      : kind == SG_OUTPUT_SHARED ? k->so_ext : k->obj_ext;
-    if (o->out_file)
-      snprintf(paths[i], sizeof paths[i], "%s", o->out_file);
+    if (!output_path(o, k, kind, path, sizeof path))
+      st = sg_diag_set(d, SG_ERR_IO, "%s: output path too long (limit %zu bytes)",
+                       o->out_file ? o->out_file : o->out_dir, sizeof path - 1);
     else
-      snprintf(paths[i], sizeof paths[i], "%s/%s%s", o->out_dir, k->name, ext);
-    if (to_stdout)
-      fwrite(k->buf[kind].data, 1, k->buf[kind].size, stdout);
-    else
-      st = sg_write_file(paths[i], k->buf[kind].data, k->buf[kind].size, d);
-    written = i + 1;
+      st = sg_outset_add(&set, path, k->buf[kind].data, k->buf[kind].size, d);
   }
-  for (int i = 0; i < written; i++) {
-    if (!paths[i][0] || to_stdout)
-      continue;
-    if (st)
-      remove(paths[i]); /* all or nothing */
-    else if (!o->out_file || o->verbose) /* -o is quiet, as compilers are */
-      printf("softgen: wrote %s (%zu bytes)\n", paths[i],
-             ks[i / SG_OUTPUT_COUNT].buf[i % SG_OUTPUT_COUNT].size);
+  if (!st)
+    st = sg_outset_commit(&set, d);
+  sg_outset_discard(&set);
+  if (st && made_dir)
+    rmdir(o->out_dir); /* only when empty: nothing was renamed into it */
+  for (int i = 0; i < nk * SG_OUTPUT_COUNT && !st; i++) {
+    const kernel_out *k = &ks[i / SG_OUTPUT_COUNT];
+    int kind = i % SG_OUTPUT_COUNT;
+    if (k->buf[kind].data && (!o->out_file || o->verbose) && /* -o is quiet, as compilers are */
+        output_path(o, k, kind, path, sizeof path))
+      printf("softgen: wrote %s (%zu bytes)\n", path, k->buf[kind].size);
   }
-  free(paths);
   return st;
 }
 
@@ -473,7 +504,7 @@ static int print_template(const options *o) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   options o;
   memset(&o, 0, sizeof o);
   o.problem.dtype = SG_DTYPE_F16;
@@ -549,5 +580,17 @@ done:
     for (int k = 0; k < SG_OUTPUT_COUNT; k++)
       sg_buffer_free(&ks[i].buf[k]);
   free(ks);
+  return status;
+}
+
+/* run(), then stdout's fate: after a success, a write error on it (a full disk, a
+ * closed pipe's EPIPE where SIGPIPE is ignored) is an error, exit 1. */
+int main(int argc, char **argv) {
+  int status = run(argc, argv);
+  sg_diag d;
+  if (status == 0 && sg_stdout_flush(&d)) {
+    fprintf(stderr, "softgen: error: %s\n", d.message);
+    status = 1;
+  }
   return status;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mlir_main.h"
 #include "softgen/mlir.h"
@@ -66,14 +67,14 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   sg_mlir_report rep;
   memset(&rep, 0, sizeof rep);
   file_out *outs = NULL;
-  int nouts = 0, status = 1;
+  int nouts = 0, status = 1, made_dir = 0;
   sg_mlir_options o = {.target = j->target, .arch = j->arch, .constraints = j->constraints};
   if (j->tools)
     o.tools = *j->tools;
   o.format = j->emit_asm ? SG_MLIR_FORMAT_ASSEMBLY
              : j->emit_obj ? SG_MLIR_FORMAT_OBJECT
                            : SG_MLIR_FORMAT_AUTO;
-  if (sg_read_file(j->input, (size_t)1 << 30, &text, &len, &d))
+  if (sg_read_input(j->input, "an MLIR module", SG_LIMIT_MLIR, &text, &len, &d))
     goto done;
   if (sg_mlir_compile_text(j->input, text, len, &o, &module, &rep, &d))
     goto done;
@@ -89,7 +90,9 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   if (j->out_file) {
     snprintf(outs[0].path, sizeof outs[0].path, "%s", j->out_file);
   } else {
-    if (mkdir(j->out_dir, 0777) != 0 && errno != EEXIST) {
+    if (mkdir(j->out_dir, 0777) == 0) {
+      made_dir = 1;
+    } else if (errno != EEXIST) {
       sg_diag_set(&d, SG_ERR_IO, "%s: cannot create directory: %s", j->out_dir, strerror(errno));
       goto done;
     }
@@ -107,16 +110,22 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   outs[0].size = module.size;
   nouts++;
   if (j->out_file && strcmp(j->out_file, "-") == 0) {
-    fwrite(module.data, 1, module.size, stdout);
-    status = 0;
+    if (sg_stdout_write(module.data, module.size, &d) == SG_OK)
+      status = 0;
     goto done;
   }
-  for (int i = 0; i < nouts; i++) {
-    if (sg_write_file(outs[i].path, outs[i].data, outs[i].size, &d)) {
-      for (int k = 0; k < i; k++)
-        remove(outs[k].path); /* all or nothing */
-      goto done;
-    }
+  /* all or nothing: every temporary written before the first rename (support/io.h) */
+  sg_outset set = {0};
+  sg_status st = SG_OK;
+  for (int i = 0; i < nouts && !st; i++)
+    st = sg_outset_add(&set, outs[i].path, outs[i].data, outs[i].size, &d);
+  if (!st)
+    st = sg_outset_commit(&set, &d);
+  sg_outset_discard(&set);
+  if (st) {
+    if (made_dir)
+      rmdir(j->out_dir); /* only when empty: nothing was renamed into it */
+    goto done;
   }
   if (!j->out_file || j->verbose)
     for (int i = 0; i < nouts; i++)
