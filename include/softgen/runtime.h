@@ -94,7 +94,10 @@ SG_API sg_status sgrt_kernel_load_host(sgrt_runtime *rt, void *entry, const char
 
 /* Host backend: the CPU threads a launch spreads its row blocks over (1 to
  * 256; default $SOFTGEN_HOST_THREADS, else the online CPUs).
- * SG_ERR_UNSUPPORTED on a GPU backend. */
+ * SG_ERR_UNSUPPORTED on a GPU backend.
+ * Threads: any thread may launch on a host runtime, also several at once; the
+ * launches that spread over the CPU threads, and this call, run one at a time
+ * (each launch is synchronous and waits for the one before it). */
 SG_API sg_status sgrt_host_set_threads(sgrt_runtime *rt, unsigned threads, sg_diag *diag);
 
 /* The metadata the kernel was loaded with. */

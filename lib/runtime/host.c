@@ -15,8 +15,12 @@
  * grid-stride loop gives thread p the row blocks p, p + P, ... The threads
  * are a pool started at the first launch that needs them and joined at
  * close; `threads` is SOFTGEN_HOST_THREADS when set, else the online CPUs,
- * and sgrt_host_set_threads changes it. The device's name is the CPU's model
- * name (/proc/cpuinfo), its arch the machine name (uname). */
+ * and sgrt_host_set_threads changes it. Any thread may launch: launches that
+ * use the pool, and changes of `threads`, run one at a time on a runtime
+ * (launch_mu), so the pool's state (fn, params, parts, generation,
+ * remaining) always describes one launch; a launch on one CPU thread runs
+ * at once in its caller. The device's name is the CPU's model name
+ * (/proc/cpuinfo), its arch the machine name (uname). */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +47,9 @@ typedef struct worker_arg {
 } worker_arg;
 
 struct rt_driver {
+  /* Held by a launch that uses the pool from before it reads `threads` until
+   * its last worker is done, and by set_threads: one pool launch at a time. */
+  pthread_mutex_t launch_mu;
   unsigned threads; /* threads a launch may use */
   /* the pool: workers 1..started-1 (the caller is worker 0) */
   pthread_t pool[MAX_THREADS];
@@ -115,6 +122,7 @@ static sg_status host_open(int device, rt_driver **out, char *name, size_t name_
   long n = env && *env ? strtol(env, NULL, 10) : cpus;
   d->threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
   d->started = 1;
+  pthread_mutex_init(&d->launch_mu, NULL);
   pthread_mutex_init(&d->mu, NULL);
   pthread_cond_init(&d->go, NULL);
   pthread_cond_init(&d->done, NULL);
@@ -135,6 +143,7 @@ static void host_close(rt_driver *d) {
   pthread_cond_destroy(&d->done);
   pthread_cond_destroy(&d->go);
   pthread_mutex_destroy(&d->mu);
+  pthread_mutex_destroy(&d->launch_mu);
   free(d);
 }
 
@@ -207,7 +216,8 @@ static void host_module_unload(rt_driver *d, void *module) {
     dlclose(module);
 }
 
-/* Starts pool threads up to `want` workers (the caller counts as one). */
+/* Starts pool threads up to `want` workers (the caller counts as one).
+ * Called with launch_mu held. */
 static void grow_pool(rt_driver *d, unsigned want) {
   while (d->started < want) {
     d->args[d->started] = (worker_arg){d, d->started, d->generation};
@@ -221,12 +231,14 @@ static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   (void)diag;
   host_entry fn;
   memcpy(&fn, &l->function, sizeof fn);
+  pthread_mutex_lock(&d->launch_mu);
   unsigned parts = l->grid < d->threads ? l->grid : d->threads;
   if (parts > 1)
     grow_pool(d, parts);
   if (parts > d->started)
     parts = d->started;
-  if (parts <= 1) {
+  if (parts <= 1) { /* no pool: nothing shared with other launches */
+    pthread_mutex_unlock(&d->launch_mu);
     fn(l->params, 0, 1);
     return SG_OK;
   }
@@ -243,13 +255,17 @@ static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   while (d->remaining)
     pthread_cond_wait(&d->done, &d->mu);
   pthread_mutex_unlock(&d->mu);
+  pthread_mutex_unlock(&d->launch_mu);
   return SG_OK;
 }
 
 static unsigned host_resident(rt_driver *d, void *function, unsigned block, unsigned smem,
                               unsigned cluster) {
   (void)function, (void)block, (void)smem, (void)cluster;
-  return d->threads;
+  pthread_mutex_lock(&d->launch_mu);
+  unsigned threads = d->threads;
+  pthread_mutex_unlock(&d->launch_mu);
+  return threads;
 }
 
 static sg_status host_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {
@@ -307,7 +323,9 @@ static sg_status host_set_threads(rt_driver *d, unsigned threads, sg_diag *diag)
   if (threads < 1 || threads > MAX_THREADS)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "threads must be 1 to %u, got %u",
                        MAX_THREADS, threads);
+  pthread_mutex_lock(&d->launch_mu); /* not while a launch spreads over the pool */
   d->threads = threads;
+  pthread_mutex_unlock(&d->launch_mu);
   return SG_OK;
 }
 
