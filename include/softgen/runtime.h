@@ -75,10 +75,17 @@ SG_API const char *sgrt_device_arch(const sgrt_runtime *rt);
 /* Device's name as the driver reports it, e.g. "NVIDIA H100 80GB HBM3". */
 SG_API const char *sgrt_device_name(const sgrt_runtime *rt);
 
+/* The largest code object sgrt_kernel_load_file reads: 256 MiB (softgen's
+ * largest are a few MiB). */
+#define SGRT_OBJECT_MAX_BYTES ((size_t)256 << 20)
+
 /* Loads a code object (.cubin, .ptx, fatbin, .hsaco) from a file or memory.
  * Reads and checks its metadata first (SG_ERR_PARSE when missing or malformed)
  * and its target and arch against the device (SG_ERR_MISMATCH), then loads it
- * through the driver. The kernel keeps its own copy of the bytes it needs. */
+ * through the driver. The kernel keeps its own copy of the bytes it needs.
+ * _file reads a regular file of at most SGRT_OBJECT_MAX_BYTES, and refuses
+ * anything else (a FIFO, a device such as /dev/zero, a directory, a larger
+ * file) with SG_ERR_IO before reading it: it never blocks or reads unbounded. */
 SG_API sg_status sgrt_kernel_load_file(sgrt_runtime *rt, const char *path, sgrt_kernel **out,
                                 sg_diag *diag);
 SG_API sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,

@@ -14,11 +14,16 @@
  *       An inner-layout kernel ("layout inner") gets contiguous [M / I, N, I]
  *       tensors (--inner I, default 1; I must divide M), checked the same way.
  * Exit status: 0 success, 1 check failed, 2 usage error, 3 runtime error. */
+#define _POSIX_C_SOURCE 200809L /* open flags, fstat */
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "softgen/runtime.h"
 #include "../common/host_elems.h"
@@ -120,14 +125,18 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
   return !ok;
 }
 
-/* AUTO for a host-target code object is the host backend: the CPU runs it. */
+/* AUTO for a host-target code object is the host backend: the CPU runs it.
+ * Peeks at a regular file only (O_NONBLOCK: a FIFO neither blocks the open nor
+ * is read; the load then refuses it). */
 static sgrt_backend backend_for(sgrt_backend backend, const char *path) {
-  FILE *f = backend == SGRT_BACKEND_AUTO ? fopen(path, "rb") : NULL;
-  if (!f)
+  int fd = backend == SGRT_BACKEND_AUTO ? open(path, O_RDONLY | O_NONBLOCK) : -1;
+  struct stat sb;
+  if (fd < 0)
     return backend;
   static char buf[1 << 20];
-  size_t len = fread(buf, 1, sizeof buf, f);
-  fclose(f);
+  ssize_t n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, buf, sizeof buf) : -1;
+  close(fd);
+  size_t len = n > 0 ? (size_t)n : 0;
   sg_meta m;
   sg_diag d;
   if (sg_meta_find(buf, len, &m, &d) == SG_OK && strcmp(m.target, "host") == 0)
