@@ -79,10 +79,16 @@ SG_API const char *sgrt_device_name(const sgrt_runtime *rt);
  * largest are a few MiB). */
 #define SGRT_OBJECT_MAX_BYTES ((size_t)256 << 20)
 
-/* Loads a code object (.cubin, .ptx, fatbin, .hsaco) from a file or memory.
- * Reads and checks its metadata first (SG_ERR_PARSE when missing or malformed)
- * and its target and arch against the device (SG_ERR_MISMATCH), then loads it
- * through the driver. The kernel keeps its own copy of the bytes it needs.
+/* Loads a code object (.cubin, .ptx, .hsaco, host .so) from a file or memory.
+ * First verifies its checksum (sg_meta_verify, softgen/meta.h): a missing,
+ * malformed or wrong checksum is SG_ERR_PARSE (the object is damaged or was
+ * edited: regenerate it), a fatbin SG_ERR_UNSUPPORTED; then reads and checks
+ * its metadata (SG_ERR_PARSE when missing or malformed) and its target and
+ * arch against the device (SG_ERR_MISMATCH), then loads it through the driver.
+ * The kernel keeps its own copy of the bytes it needs.
+ * A host .so is native code: loading it (dlopen, from an anonymous memory
+ * file; no file is left behind) runs its constructors. The checksum detects
+ * damage and edits, not malice: load only objects you trust.
  * _file reads a regular file of at most SGRT_OBJECT_MAX_BYTES, and refuses
  * anything else (a FIFO, a device such as /dev/zero, a directory, a larger
  * file) with SG_ERR_IO before reading it: it never blocks or reads unbounded. */
@@ -94,8 +100,9 @@ SG_API sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_
 /* Host backend: wraps a kernel compiled in this process (sg_jit_kernel and
  * sg_jit_meta of softgen/codegen.h, or any function with the host entry ABI
  * void k(void **params, uint32_t block, uint32_t blocks)) and its metadata
- * text, checked as a loaded code object's is. The caller keeps the code alive
- * while the kernel is used; sgrt_kernel_destroy does not free it. */
+ * text, checked as a loaded code object's is (no object, so no checksum). The
+ * caller keeps the code alive while the kernel is used; sgrt_kernel_destroy
+ * does not free it. */
 SG_API sg_status sgrt_kernel_load_host(sgrt_runtime *rt, void *entry, const char *meta_text,
                                        size_t meta_len, sgrt_kernel **out, sg_diag *diag);
 

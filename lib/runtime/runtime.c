@@ -1,9 +1,10 @@
 /* runtime.c - the backend-independent half of libsoftgen_rt
  * (include/softgen/runtime.h).
  *
- * Needs: lib/meta (sg_meta_find), a driver back end (driver.h: cuda.c, hip.c, host.c),
- * libdl. Produces: the public sgrt_* API: open a driver and device, load a code
- * object after checking its metadata, target and arch against the device,
+ * Needs: lib/meta (sg_meta_verify, sg_meta_find), a driver back end (driver.h: cuda.c,
+ * hip.c, host.c), libdl. Produces: the public sgrt_* API: open a driver and device,
+ * load a code object after verifying its checksum (meta.h) and checking its
+ * metadata, target and arch against the device,
  * validate launch tensors against the metadata, pack the kernel's parameters
  * in "arg" order, compute the 1-D grid (and cluster rounding) and launch.
  *
@@ -12,7 +13,8 @@
  *     the minor of compute capability X.Y (arch-specific features);
  *   cubin (ELF) sm_XY needs the same major and device minor >= Y (the driver's
  *     own binary-compatibility rule);
- *   PTX text and fatbins sm_XY need a device of compute capability >= X.Y (JIT).
+ *   PTX text sm_XY needs a device of compute capability >= X.Y (JIT); fatbins are
+ *   refused (sg_meta_verify: the entry the driver would run cannot be checked).
  * HIP: an amdgpu object's arch must equal the device's gcnArchName up to its
  *   first ':' (code objects are built for one gfx target); skipped when the
  *   driver did not report an arch. */
@@ -263,7 +265,10 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
   k->rt = rt;
   rt_image_kind kind = image_kind(data, size);
-  sg_status st = sg_meta_find(data, size, &k->meta, diag);
+  /* the checksum first: nothing else of a damaged or edited object is trusted */
+  sg_status st = sg_meta_verify(data, size, diag);
+  if (!st)
+    st = sg_meta_find(data, size, &k->meta, diag);
   if (!st)
     st = check_extent(data, size, kind, diag);
   if (!st)
