@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "softgen/runtime.h"
@@ -85,7 +86,7 @@ static void *resizer(void *p) {
     if (done)
       break;
     sgrt_host_set_threads(rt, 2 + i % 3, NULL);
-    usleep(200);
+    nanosleep(&(struct timespec){0, 200000}, NULL);
   }
   return NULL;
 }
