@@ -47,7 +47,8 @@ static void check(const char *label, sgrt_kernel *k) {
     return;
   const sg_meta *m = sgrt_kernel_meta(k);
   int64_t n = m->n, rows = 5;
-  float *x = aligned_alloc(64, sizeof(float) * rows * n), *y = aligned_alloc(64, sizeof(float) * rows * n);
+  size_t bytes = (sizeof(float) * rows * n + 63) / 64 * 64; /* aligned_alloc: a multiple */
+  float *x = aligned_alloc(64, bytes), *y = aligned_alloc(64, bytes);
   for (int64_t i = 0; i < rows * n; i++)
     x[i] = (float)((i * 7919) % 1000) / 100.0f;
   sgrt_tensor t[2] = {{x, rows, n, n, SG_DTYPE_F32, 0, 0}, {y, rows, n, n, SG_DTYPE_F32, 0, 0}};
