@@ -34,6 +34,9 @@ config.substitutions.append(("%rtlib", config.softgen_obj_root))
 config.substitutions.append(("%objroot", config.softgen_obj_root))  # the build tree (install, man page)
 config.substitutions.append(("%cc", config.cc))
 config.substitutions.append(("%python", config.python))
+# %seal IN OUT (or IN_DIR OUT_DIR): a test input with the checksum placeholder, sealed
+config.substitutions.append(("%seal", config.python + " " +
+                             os.path.join(src, "test", "Runtime", "Inputs", "seal.py")))
 config.substitutions.append(("%pysrc", os.path.join(src, "python")))
 config.substitutions.append(("%fake_cuda", config.fake_cuda))
 config.substitutions.append(("%fake_hip", config.fake_hip))

@@ -52,7 +52,8 @@ SG_API sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module
 /* Runs LLVM's default<O3> pipeline for the target machine. */
 SG_API sg_status sg_module_optimize(sg_module *m, sg_diag *diag);
 
-/* Emits the module in the given form. opts may be NULL. */
+/* Emits the module in the given form. opts may be NULL. Code objects (and PTX)
+ * come out sealed: their metadata's checksum filled in (softgen/meta.h). */
 SG_API sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options *opts,
                                 sg_buffer *out, sg_diag *diag);
 

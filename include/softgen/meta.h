@@ -6,6 +6,7 @@
  * the kernel, so a code object alone is enough. Example:
  *
  *   softgen-meta 1
+ *   checksum 5B0E...94C1 (64 hex digits: see "The checksum" below)
  *   kernel softgen_softmax_f16_n8192
  *   template softmax
  *   target nvptx
@@ -53,6 +54,20 @@
  *   arg nstride x
  *   arg nstride y
  *
+ * The checksum. A code object softgen writes (.ptx, .cubin, .hsaco, host .o
+ * and .so) has a second line "checksum HEX": HEX is 64 uppercase hex digits,
+ * the SHA-256 of the object's bytes as they are with those 64 digits put back
+ * to '0' (the placeholder codegen writes, sg_meta_format_unsealed). The
+ * compiler seals each object once it is complete (sg_meta_seal); the runtime
+ * verifies it before it reads anything else of the object (sg_meta_verify), so
+ * a damaged or edited object (another "n", a flipped byte of code) is refused
+ * instead of launched with metadata that does not describe its code. In PTX
+ * the digits are entries of the byte list (48-57, 65-70: two decimal digits
+ * each, so sealing keeps the text's length). The checksum detects damage and
+ * edits, not malice: anyone can compute it again. Fatbins are not verified
+ * (the driver picks one of their entries, possibly compressed): the runtime
+ * refuses them; load the .cubin or .ptx.
+ *
  * This header and lib/meta need only libc: the runtime uses them without LLVM. */
 #ifndef SOFTGEN_META_H
 #define SOFTGEN_META_H
@@ -74,6 +89,7 @@ extern "C" {
 #define SG_META_MAX_ARGS 40
 #define SG_META_MAX_SCALARS 8
 #define SG_META_NAME_MAX 64
+#define SG_META_CHECKSUM_DIGITS 64 /* "checksum " and this many hex digits: line 2 */
 
 typedef enum sg_dtype { SG_DTYPE_F16, SG_DTYPE_BF16, SG_DTYPE_F32, SG_DTYPE_COUNT } sg_dtype;
 
@@ -151,15 +167,35 @@ typedef struct sg_meta {
  * not fit. */
 SG_API sg_status sg_meta_format(const sg_meta *meta, char *buf, size_t cap, size_t *len, sg_diag *diag);
 
+/* As sg_meta_format, with the checksum placeholder as the second line
+ * ("checksum " and SG_META_CHECKSUM_DIGITS '0'): the text a code object
+ * carries until sg_meta_seal fills the checksum in. */
+SG_API sg_status sg_meta_format_unsealed(const sg_meta *meta, char *buf, size_t cap, size_t *len,
+                                         sg_diag *diag);
+
 /* Parses metadata text (len bytes, need not be NUL-terminated; parsing stops at
  * "end"). Checks every field and cross-reference; SG_ERR_PARSE with the line
- * number on any malformed input. */
+ * number on any malformed input. A "checksum" line (optional here) must be the
+ * second and hold 64 hex digits; its value is sg_meta_verify's to check. */
 SG_API sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *diag);
 
 /* Finds and parses the metadata inside a code object's bytes: the raw text
  * (ELF .cubin, .hsaco, host objects store the initializer verbatim) or, in PTX
  * text, the byte-list initializer of the global SG_META_SYMBOL. */
 SG_API sg_status sg_meta_find(const void *object, size_t size, sg_meta *out, sg_diag *diag);
+
+/* Writes the checksum of a code object into its metadata's checksum line, in
+ * place (the object must be complete: every byte but those digits is
+ * covered). Sealing again gives the same bytes. SG_ERR_PARSE when the object
+ * has no metadata or no checksum line, SG_ERR_UNSUPPORTED for a fatbin. */
+SG_API sg_status sg_meta_seal(void *object, size_t size, sg_diag *diag);
+
+/* Checks a code object's checksum against its bytes. SG_OK when they match;
+ * SG_ERR_PARSE when there is no metadata, no checksum line, a malformed or a
+ * wrong checksum (the message says the object is damaged or was edited and
+ * must be regenerated); SG_ERR_UNSUPPORTED for a fatbin. Reads nothing but the
+ * size bytes given; parses no more than the checksum line. */
+SG_API sg_status sg_meta_verify(const void *object, size_t size, sg_diag *diag);
 
 /* Bytes a code object's own header says it spans, for loaders that take no
  * size (cuModuleLoadData): an ELF64 file up to its last section or program

@@ -75,10 +75,23 @@ SG_API const char *sgrt_device_arch(const sgrt_runtime *rt);
 /* Device's name as the driver reports it, e.g. "NVIDIA H100 80GB HBM3". */
 SG_API const char *sgrt_device_name(const sgrt_runtime *rt);
 
-/* Loads a code object (.cubin, .ptx, fatbin, .hsaco) from a file or memory.
- * Reads and checks its metadata first (SG_ERR_PARSE when missing or malformed)
- * and its target and arch against the device (SG_ERR_MISMATCH), then loads it
- * through the driver. The kernel keeps its own copy of the bytes it needs. */
+/* The largest code object sgrt_kernel_load_file reads: 256 MiB (softgen's
+ * largest are a few MiB). */
+#define SGRT_OBJECT_MAX_BYTES ((size_t)256 << 20)
+
+/* Loads a code object (.cubin, .ptx, .hsaco, host .so) from a file or memory.
+ * First verifies its checksum (sg_meta_verify, softgen/meta.h): a missing,
+ * malformed or wrong checksum is SG_ERR_PARSE (the object is damaged or was
+ * edited: regenerate it), a fatbin SG_ERR_UNSUPPORTED; then reads and checks
+ * its metadata (SG_ERR_PARSE when missing or malformed) and its target and
+ * arch against the device (SG_ERR_MISMATCH), then loads it through the driver.
+ * The kernel keeps its own copy of the bytes it needs.
+ * A host .so is native code: loading it (dlopen, from an anonymous memory
+ * file; no file is left behind) runs its constructors. The checksum detects
+ * damage and edits, not malice: load only objects you trust.
+ * _file reads a regular file of at most SGRT_OBJECT_MAX_BYTES, and refuses
+ * anything else (a FIFO, a device such as /dev/zero, a directory, a larger
+ * file) with SG_ERR_IO before reading it: it never blocks or reads unbounded. */
 SG_API sg_status sgrt_kernel_load_file(sgrt_runtime *rt, const char *path, sgrt_kernel **out,
                                 sg_diag *diag);
 SG_API sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
@@ -87,14 +100,18 @@ SG_API sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_
 /* Host backend: wraps a kernel compiled in this process (sg_jit_kernel and
  * sg_jit_meta of softgen/codegen.h, or any function with the host entry ABI
  * void k(void **params, uint32_t block, uint32_t blocks)) and its metadata
- * text, checked as a loaded code object's is. The caller keeps the code alive
- * while the kernel is used; sgrt_kernel_destroy does not free it. */
+ * text, checked as a loaded code object's is (no object, so no checksum). The
+ * caller keeps the code alive while the kernel is used; sgrt_kernel_destroy
+ * does not free it. */
 SG_API sg_status sgrt_kernel_load_host(sgrt_runtime *rt, void *entry, const char *meta_text,
                                        size_t meta_len, sgrt_kernel **out, sg_diag *diag);
 
 /* Host backend: the CPU threads a launch spreads its row blocks over (1 to
  * 256; default $SOFTGEN_HOST_THREADS, else the online CPUs).
- * SG_ERR_UNSUPPORTED on a GPU backend. */
+ * SG_ERR_UNSUPPORTED on a GPU backend.
+ * Threads: any thread may launch on a host runtime, also several at once; the
+ * launches that spread over the CPU threads, and this call, run one at a time
+ * (each launch is synchronous and waits for the one before it). */
 SG_API sg_status sgrt_host_set_threads(sgrt_runtime *rt, unsigned threads, sg_diag *diag);
 
 /* The metadata the kernel was loaded with. */

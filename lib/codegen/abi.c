@@ -66,7 +66,9 @@ sg_status sgc_add_meta(sgc_ctx *cx, sg_diag *diag) {
   char text[4096];
   size_t len;
   plan_meta(cx->t, cx->plan, &m);
-  sg_status st = sg_meta_format(&m, text, sizeof text, &len, diag);
+  /* the checksum line holds the placeholder: the compile driver seals the
+   * finished object (sg_meta_seal) */
+  sg_status st = sg_meta_format_unsealed(&m, text, sizeof text, &len, diag);
   if (st)
     return st;
   LLVMValueRef init = LLVMConstStringInContext2(cx->ctx, text, len, 0); /* NUL included */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locate.h"
+
 static const char *const dtype_names[SG_DTYPE_COUNT] = {"f16", "bf16", "f32"};
 
 const char *sg_dtype_name(sg_dtype dtype) {
@@ -214,7 +216,13 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
   unsigned long long v;
 #define BAD(...) sg_diag_set(diag, SG_ERR_PARSE, "metadata line " __VA_ARGS__)
   const char *k = w[0];
-  if (nw == 2 && strcmp(k, "kernel") == 0) {
+  if (nw == 2 && strcmp(k, "checksum") == 0) { /* sg_meta_verify checks its value */
+    if (lineno != 2)
+      return BAD("%d: checksum must be the second line", lineno);
+    if (strlen(w[1]) != SG_META_CHECKSUM_DIGITS ||
+        strspn(w[1], "0123456789ABCDEF") != SG_META_CHECKSUM_DIGITS)
+      return BAD("%d: checksum must be %d hex digits 0-9 A-F", lineno, SG_META_CHECKSUM_DIGITS);
+  } else if (nw == 2 && strcmp(k, "kernel") == 0) {
     if (word_copy(m->kernel, sizeof m->kernel, w[1], strlen(w[1])))
       return BAD("%d: kernel name too long", lineno);
     *seen |= SEEN_KERNEL;
@@ -422,69 +430,111 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
   return SG_OK;
 }
 
+/* ---- finding the metadata in a code object (meta/locate.h) ---- */
+
 /* In PTX the metadata is a byte-list initializer:
  *   .global .align 1 .b8 softgen_meta[N] = {115, 111, ...};
- * Decodes it into a malloc'd buffer. Returns NULL when absent or malformed. */
-static char *ptx_bytes(const char *p, size_t size, size_t *out_len) {
+ * Finds the first such global: the offset of the list's body (after '{') and N.
+ * 0 when absent or malformed (no count, a count of 2^20 or more, no '{'). */
+static int ptx_list(const char *p, size_t size, size_t *body, unsigned long *count) {
   static const char sym[] = SG_META_SYMBOL "[";
   const char *end = p + size;
   for (const char *s = p; s + sizeof sym < end; s++) {
     if (memcmp(s, sym, sizeof sym - 1) != 0 || (s > p && (isalnum((unsigned char)s[-1]) || s[-1] == '_')))
       continue;
     const char *q = s + sizeof sym - 1;
-    unsigned long count = 0;
-    while (q < end && isdigit((unsigned char)*q) && count < (1ul << 20))
-      count = count * 10 + (unsigned long)(*q++ - '0');
-    if (count == 0 || count >= (1ul << 20))
-      return NULL;
+    unsigned long n = 0;
+    while (q < end && isdigit((unsigned char)*q) && n < (1ul << 20))
+      n = n * 10 + (unsigned long)(*q++ - '0');
+    if (n == 0 || n >= (1ul << 20))
+      return 0;
     while (q < end && *q != '{' && *q != ';')
       q++;
     if (q >= end || *q != '{')
-      return NULL;
-    q++;
-    char *buf = malloc(count + 1);
-    if (!buf)
-      return NULL;
-    size_t n = 0;
-    while (q < end && n < count) {
-      while (q < end && (*q == ' ' || *q == ',' || *q == '\n' || *q == '\t' || *q == '\r'))
-        q++;
-      if (q >= end || !isdigit((unsigned char)*q))
-        break;
-      unsigned v = 0;
-      while (q < end && isdigit((unsigned char)*q) && v < 256)
-        v = v * 10 + (unsigned)(*q++ - '0');
-      if (v > 255)
-        break;
-      buf[n++] = (char)v;
-    }
-    buf[n] = '\0';
-    *out_len = n;
-    return buf;
+      return 0;
+    *body = (size_t)(q + 1 - p);
+    *count = n;
+    return 1;
   }
-  return NULL;
+  return 0;
 }
 
-sg_status sg_meta_find(const void *object, size_t size, sg_meta *out, sg_diag *diag) {
+/* Reads the list entry at or after *q (separators skipped): its value and the
+ * offset of its first digit; *q moves past it. 0 at the list's end or at an
+ * entry that is not a decimal number up to 255. */
+static int ptx_entry(const char *p, size_t size, size_t *q, unsigned *value, size_t *at) {
+  size_t i = *q;
+  while (i < size && (p[i] == ' ' || p[i] == ',' || p[i] == '\n' || p[i] == '\t' || p[i] == '\r'))
+    i++;
+  if (i >= size || !isdigit((unsigned char)p[i]))
+    return 0;
+  *at = i;
+  unsigned v = 0;
+  while (i < size && isdigit((unsigned char)p[i]) && v < 256)
+    v = v * 10 + (unsigned)(p[i++] - '0');
+  if (v > 255)
+    return 0;
+  *value = v;
+  *q = i;
+  return 1;
+}
+
+int sgm_locate(const void *object, size_t size, sgm_text *t) {
   const char *p = object;
   size_t magic = strlen(SG_META_MAGIC);
-  if (!object)
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_find: null object");
+  memset(t, 0, sizeof *t);
   for (size_t i = 0; i + magic <= size; i++) {
     const char *hit = memchr(p + i, 's', size - i);
     if (!hit)
       break;
     i = (size_t)(hit - p);
-    if (i + magic <= size && memcmp(hit, SG_META_MAGIC, magic) == 0)
-      return sg_meta_parse(hit, size - i, out, diag);
+    if (i + magic <= size && memcmp(hit, SG_META_MAGIC, magic) == 0) {
+      t->text = hit;
+      t->len = size - i;
+      t->at = i;
+      return 1;
+    }
   }
-  size_t n = 0;
-  char *text = ptx_bytes(p, size, &n);
-  if (text) {
-    sg_status st = sg_meta_parse(text, n, out, diag);
-    free(text);
-    return st;
+  unsigned long count;
+  size_t q;
+  if (!ptx_list(p, size, &q, &count))
+    return 0;
+  char *buf = malloc(count + 1);
+  if (!buf)
+    return 0;
+  t->body = q;
+  t->ptx = 1;
+  size_t n = 0, at;
+  unsigned v;
+  while (n < count && ptx_entry(p, size, &q, &v, &at))
+    buf[n++] = (char)v; /* a malformed entry ends the text early: the parser says where */
+  buf[n] = '\0';
+  t->text = t->owned = buf;
+  t->len = n;
+  return 1;
+}
+
+int sgm_ptx_entries(const void *object, size_t size, const sgm_text *t, size_t first, size_t n,
+                    size_t *at) {
+  size_t q = t->body, where;
+  unsigned v;
+  for (size_t i = 0; i < first + n; i++) {
+    if (!t->ptx || !ptx_entry(object, size, &q, &v, &where))
+      return -1;
+    if (i >= first)
+      at[i - first] = where;
   }
-  return sg_diag_set(diag, SG_ERR_PARSE,
-                     "no softgen metadata ('" SG_META_SYMBOL "') in this code object");
+  return 0;
+}
+
+sg_status sg_meta_find(const void *object, size_t size, sg_meta *out, sg_diag *diag) {
+  if (!object)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_find: null object");
+  sgm_text t;
+  if (!sgm_locate(object, size, &t))
+    return sg_diag_set(diag, SG_ERR_PARSE,
+                       "no softgen metadata ('" SG_META_SYMBOL "') in this code object");
+  sg_status st = sg_meta_parse(t.text, t.len, out, diag);
+  free(t.owned);
+  return st;
 }

@@ -3,11 +3,15 @@
  *
  * Needs: libdl, pthreads. Produces: rt_host_ops. Device memory is host
  * memory (64-byte aligned), copies are memcpy, a launch is synchronous, events
- * read CLOCK_MONOTONIC. A code object is a shared library (softgen --emit so):
- * its bytes are written to a private temporary file, dlopen'ed, the file
- * removed, and the kernel found with dlsym; relocatable objects (.o) are
- * refused with the command that links them. Kernels compiled in-process (the
- * JIT, softgen/codegen.h) come through sgrt_kernel_load_host instead.
+ * read CLOCK_MONOTONIC. A code object is a shared library (softgen --emit so),
+ * checked by runtime.c (checksum, metadata) before it gets here: its bytes are
+ * written to an anonymous memory file (memfd_create; where that is missing, a
+ * private temporary file removed as soon as dlopen returns), dlopen'ed, and
+ * the kernel found with dlsym; relocatable objects (.o) are refused with the
+ * command that links them. dlopen runs the library's native code: loading a
+ * host object trusts it (the checksum catches damage and edits, not malice).
+ * Kernels compiled in-process (the JIT, softgen/codegen.h) come through
+ * sgrt_kernel_load_host instead.
  *
  * A launch of `grid` row blocks calls the kernel's entry point
  *   void kernel(void **params, uint32_t block, uint32_t blocks)
@@ -15,9 +19,13 @@
  * grid-stride loop gives thread p the row blocks p, p + P, ... The threads
  * are a pool started at the first launch that needs them and joined at
  * close; `threads` is SOFTGEN_HOST_THREADS when set, else the online CPUs,
- * and sgrt_host_set_threads changes it. The device's name is the CPU's model
- * name (/proc/cpuinfo), its arch the machine name (uname). */
-#define _POSIX_C_SOURCE 200809L
+ * and sgrt_host_set_threads changes it. Any thread may launch: launches that
+ * use the pool, and changes of `threads`, run one at a time on a runtime
+ * (launch_mu), so the pool's state (fn, params, parts, generation,
+ * remaining) always describes one launch; a launch on one CPU thread runs
+ * at once in its caller. The device's name is the CPU's model name
+ * (/proc/cpuinfo), its arch the machine name (uname). */
+#define _GNU_SOURCE /* syscall, MFD_CLOEXEC */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -25,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +43,15 @@
 #include "softgen/meta.h"
 
 #define MAX_THREADS 256
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 1u
+#endif
+#ifdef MFD_EXEC /* Linux 6.3: where vm.memfd_noexec = 1 a memory file to run must say so */
+#define MFD_EXEC_FLAG MFD_EXEC
+#else
+#define MFD_EXEC_FLAG 0x10u /* linux/memfd.h */
+#endif
 
 typedef void (*host_entry)(void **params, uint32_t block, uint32_t blocks);
 
@@ -43,6 +62,9 @@ typedef struct worker_arg {
 } worker_arg;
 
 struct rt_driver {
+  /* Held by a launch that uses the pool from before it reads `threads` until
+   * its last worker is done, and by set_threads: one pool launch at a time. */
+  pthread_mutex_t launch_mu;
   unsigned threads; /* threads a launch may use */
   /* the pool: workers 1..started-1 (the caller is worker 0) */
   pthread_t pool[MAX_THREADS];
@@ -115,6 +137,7 @@ static sg_status host_open(int device, rt_driver **out, char *name, size_t name_
   long n = env && *env ? strtol(env, NULL, 10) : cpus;
   d->threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
   d->started = 1;
+  pthread_mutex_init(&d->launch_mu, NULL);
   pthread_mutex_init(&d->mu, NULL);
   pthread_cond_init(&d->go, NULL);
   pthread_cond_init(&d->done, NULL);
@@ -135,6 +158,7 @@ static void host_close(rt_driver *d) {
   pthread_cond_destroy(&d->done);
   pthread_cond_destroy(&d->go);
   pthread_mutex_destroy(&d->mu);
+  pthread_mutex_destroy(&d->launch_mu);
   free(d);
 }
 
@@ -151,10 +175,89 @@ static int no_clusters(rt_driver *d) {
 #define HOST_EM 0 /* unknown: let dlopen decide */
 #endif
 
+/* Writes all of p (n bytes) to fd; 0 on success. */
+static int write_all(int fd, const unsigned char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* A loaded host code object: the library, and the memory file it was loaded
+ * from (-1: none), kept open while the library is: dlopen knows a library by
+ * its path, and /proc/self/fd/N of a closed descriptor, reused by the next
+ * load, would name the library loaded before. */
+typedef struct host_module {
+  void *lib;
+  int fd;
+} host_module;
+
+/* dlopen()s the shared library image (n bytes) into m. Through an anonymous
+ * memory file (memfd_create, opened as /proc/self/fd/N): nothing on disk, so
+ * nothing is left behind whatever dlopen does. Where memfd_create is
+ * unavailable or refused, through a private temporary file in $TMPDIR (else
+ * /tmp), removed as soon as dlopen returns. */
+static sg_status open_image(const unsigned char *p, size_t n, host_module *m, sg_diag *diag) {
+  char path[512];
+  const char *tmpdir = getenv("TMPDIR");
+  int fd = -1, temp = 0;
+  m->lib = NULL;
+  m->fd = -1;
+#ifdef SYS_memfd_create
+  fd = (int)syscall(SYS_memfd_create, "softgen-kernel", MFD_CLOEXEC | MFD_EXEC_FLAG);
+  if (fd < 0 && errno == EINVAL) /* a kernel before MFD_EXEC (Linux 6.3) */
+    fd = (int)syscall(SYS_memfd_create, "softgen-kernel", MFD_CLOEXEC);
+#endif
+  if (fd >= 0) {
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  } else {
+    tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp";
+    snprintf(path, sizeof path, "%s/softgen-kernel-XXXXXX", tmpdir);
+    fd = mkstemp(path);
+    if (fd < 0)
+      return sg_diag_set(diag, SG_ERR_IO, "cannot create a temporary file in %s: %s", tmpdir,
+                         strerror(errno));
+    temp = 1;
+  }
+  sg_status st = SG_OK;
+  if (write_all(fd, p, n) != 0)
+    st = sg_diag_set(diag, SG_ERR_IO, "cannot write the shared library to %s: %s",
+                     temp ? path : "a memory file", strerror(errno));
+  else if ((m->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+    const char *why = dlerror();
+    st = sg_diag_set(diag, SG_ERR_DRIVER, "cannot load the shared library: %s",
+                     why ? why : "unknown error");
+  }
+  if (temp)
+    unlink(path);
+  if (st || temp)
+    close(fd);
+  else
+    m->fd = fd;
+  return st;
+}
+
+static void host_module_unload(rt_driver *d, void *module) {
+  (void)d;
+  host_module *m = module;
+  if (!m)
+    return;
+  if (m->lib)
+    dlclose(m->lib);
+  if (m->fd >= 0)
+    close(m->fd);
+  free(m);
+}
+
 static sg_status host_module_load(rt_driver *d, const void *image, rt_image_kind kind,
                                   const char *kernel, void **module, void **function,
                                   sg_diag *diag) {
-  (void)d;
   const unsigned char *p = image;
   if (kind != RT_IMAGE_ELF)
     return sg_diag_set(diag, SG_ERR_MISMATCH, "a host kernel must be a shared library (ELF)");
@@ -168,46 +271,24 @@ static sg_status host_module_load(rt_driver *d, const void *image, rt_image_kind
   if (HOST_EM && machine != HOST_EM)
     return sg_diag_set(diag, SG_ERR_MISMATCH, "the shared library is for ELF machine %u, this "
                        "machine runs %u", machine, (unsigned)HOST_EM);
-  uint64_t size = sg_object_extent(image);
-  const char *tmpdir = getenv("TMPDIR");
-  char path[512];
-  snprintf(path, sizeof path, "%s/softgen-kernel-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  int fd = mkstemp(path);
-  if (fd < 0)
-    return sg_diag_set(diag, SG_ERR_IO, "cannot create a temporary file in %s: %s",
-                       tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-  size_t done = 0;
-  while (done < size) {
-    ssize_t w = write(fd, p + done, (size_t)(size - done));
-    if (w <= 0)
-      break;
-    done += (size_t)w;
+  host_module *m = malloc(sizeof *m);
+  if (!m)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+  sg_status st = open_image(p, (size_t)sg_object_extent(image), m, diag);
+  void *fn = st ? NULL : dlsym(m->lib, kernel);
+  if (!st && !fn)
+    st = sg_diag_set(diag, SG_ERR_DRIVER, "the shared library has no kernel '%s'", kernel);
+  if (st) {
+    host_module_unload(d, m);
+    return st;
   }
-  close(fd);
-  void *lib = done == size ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-  const char *why = done == size ? (lib ? NULL : dlerror()) : "short write";
-  char because[300];
-  snprintf(because, sizeof because, "%s", why ? why : "");
-  remove(path);
-  if (!lib)
-    return sg_diag_set(diag, SG_ERR_DRIVER, "cannot load the shared library: %s", because);
-  void *fn = dlsym(lib, kernel);
-  if (!fn) {
-    dlclose(lib);
-    return sg_diag_set(diag, SG_ERR_DRIVER, "the shared library has no kernel '%s'", kernel);
-  }
-  *module = lib;
+  *module = m;
   *function = fn;
   return SG_OK;
 }
 
-static void host_module_unload(rt_driver *d, void *module) {
-  (void)d;
-  if (module)
-    dlclose(module);
-}
-
-/* Starts pool threads up to `want` workers (the caller counts as one). */
+/* Starts pool threads up to `want` workers (the caller counts as one).
+ * Called with launch_mu held. */
 static void grow_pool(rt_driver *d, unsigned want) {
   while (d->started < want) {
     d->args[d->started] = (worker_arg){d, d->started, d->generation};
@@ -221,12 +302,14 @@ static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   (void)diag;
   host_entry fn;
   memcpy(&fn, &l->function, sizeof fn);
+  pthread_mutex_lock(&d->launch_mu);
   unsigned parts = l->grid < d->threads ? l->grid : d->threads;
   if (parts > 1)
     grow_pool(d, parts);
   if (parts > d->started)
     parts = d->started;
-  if (parts <= 1) {
+  if (parts <= 1) { /* no pool: nothing shared with other launches */
+    pthread_mutex_unlock(&d->launch_mu);
     fn(l->params, 0, 1);
     return SG_OK;
   }
@@ -243,13 +326,17 @@ static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   while (d->remaining)
     pthread_cond_wait(&d->done, &d->mu);
   pthread_mutex_unlock(&d->mu);
+  pthread_mutex_unlock(&d->launch_mu);
   return SG_OK;
 }
 
 static unsigned host_resident(rt_driver *d, void *function, unsigned block, unsigned smem,
                               unsigned cluster) {
   (void)function, (void)block, (void)smem, (void)cluster;
-  return d->threads;
+  pthread_mutex_lock(&d->launch_mu);
+  unsigned threads = d->threads;
+  pthread_mutex_unlock(&d->launch_mu);
+  return threads;
 }
 
 static sg_status host_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {
@@ -307,7 +394,9 @@ static sg_status host_set_threads(rt_driver *d, unsigned threads, sg_diag *diag)
   if (threads < 1 || threads > MAX_THREADS)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "threads must be 1 to %u, got %u",
                        MAX_THREADS, threads);
+  pthread_mutex_lock(&d->launch_mu); /* not while a launch spreads over the pool */
   d->threads = threads;
+  pthread_mutex_unlock(&d->launch_mu);
   return SG_OK;
 }
 

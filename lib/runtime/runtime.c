@@ -1,9 +1,10 @@
 /* runtime.c - the backend-independent half of libsoftgen_rt
  * (include/softgen/runtime.h).
  *
- * Needs: lib/meta (sg_meta_find), a driver back end (driver.h: cuda.c, hip.c, host.c),
- * libdl. Produces: the public sgrt_* API: open a driver and device, load a code
- * object after checking its metadata, target and arch against the device,
+ * Needs: lib/meta (sg_meta_verify, sg_meta_find), a driver back end (driver.h: cuda.c,
+ * hip.c, host.c), libdl. Produces: the public sgrt_* API: open a driver and device,
+ * load a code object after verifying its checksum (meta.h) and checking its
+ * metadata, target and arch against the device,
  * validate launch tensors against the metadata, pack the kernel's parameters
  * in "arg" order, compute the 1-D grid (and cluster rounding) and launch.
  *
@@ -12,18 +13,23 @@
  *     the minor of compute capability X.Y (arch-specific features);
  *   cubin (ELF) sm_XY needs the same major and device minor >= Y (the driver's
  *     own binary-compatibility rule);
- *   PTX text and fatbins sm_XY need a device of compute capability >= X.Y (JIT).
+ *   PTX text sm_XY needs a device of compute capability >= X.Y (JIT); fatbins are
+ *   refused (sg_meta_verify: the entry the driver would run cannot be checked).
  * HIP: an amdgpu object's arch must equal the device's gcnArchName up to its
  *   first ':' (code objects are built for one gfx target); skipped when the
  *   driver did not report an arch. */
+#define _POSIX_C_SOURCE 200809L /* open flags, fstat */
 #include "softgen/runtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "overlap.h"
@@ -260,7 +266,10 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
   k->rt = rt;
   rt_image_kind kind = image_kind(data, size);
-  sg_status st = sg_meta_find(data, size, &k->meta, diag);
+  /* the checksum first: nothing else of a damaged or edited object is trusted */
+  sg_status st = sg_meta_verify(data, size, diag);
+  if (!st)
+    st = sg_meta_find(data, size, &k->meta, diag);
   if (!st)
     st = check_extent(data, size, kind, diag);
   if (!st)
@@ -312,43 +321,70 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
   return SG_OK;
 }
 
+/* Reads the code object at path into *out (malloc'd, *len bytes): a regular
+ * file of at most SGRT_OBJECT_MAX_BYTES, read up to the size fstat gave. Opened
+ * with O_NONBLOCK so that a FIFO cannot block the open; anything but a regular
+ * file (FIFO, device, socket, directory) is refused before a byte is read. */
+static sg_status read_object(const char *path, char **out, size_t *len, sg_diag *diag) {
+  *out = NULL;
+  *len = 0;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return sg_diag_set(diag, SG_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  struct stat sb;
+  sg_status st = SG_OK;
+  if (fstat(fd, &sb) != 0)
+    st = sg_diag_set(diag, SG_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  else if (S_ISDIR(sb.st_mode))
+    st = sg_diag_set(diag, SG_ERR_IO, "cannot read '%s': %s", path, strerror(EISDIR));
+  else if (!S_ISREG(sb.st_mode))
+    st = sg_diag_set(diag, SG_ERR_IO, "cannot read '%s': not a regular file (a FIFO, device or "
+                     "socket); a code object must be a file", path);
+  else if ((uintmax_t)sb.st_size > SGRT_OBJECT_MAX_BYTES)
+    st = sg_diag_set(diag, SG_ERR_IO, "cannot read '%s': %jd bytes, more than a code object may "
+                     "have (%u MiB, SGRT_OBJECT_MAX_BYTES)", path, (intmax_t)sb.st_size,
+                     (unsigned)(SGRT_OBJECT_MAX_BYTES >> 20));
+  size_t size = st ? 0 : (size_t)sb.st_size, got = 0;
+  char *buf = st ? NULL : malloc(size ? size : 1);
+  if (!st && !buf)
+    st = sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory reading '%s' (%zu bytes)", path,
+                     size);
+  while (!st && got < size) { /* a file that shrank meanwhile ends early; one that grew is cut */
+    ssize_t n = read(fd, buf + got, size - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      st = sg_diag_set(diag, SG_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fd);
+  if (st) {
+    free(buf);
+    return st;
+  }
+  *out = buf;
+  *len = got;
+  return SG_OK;
+}
+
 sg_status sgrt_kernel_load_file(sgrt_runtime *rt, const char *path, sgrt_kernel **out,
                                 sg_diag *diag) {
   if (out)
     *out = NULL;
   if (!rt || !path || !out)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_load_file: null argument");
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return sg_diag_set(diag, SG_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  sg_status st = SG_OK;
-  while (buf) {
-    len += fread(buf + len, 1, cap - len, f);
-    if (len < cap)
-      break;
-    char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-    if (!bigger) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = bigger;
-    cap *= 2;
-  }
-  if (!buf)
-    st = sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory reading '%s'", path);
-  else if (ferror(f))
-    st = sg_diag_set(diag, SG_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-  fclose(f);
-  if (!st) {
-    st = sgrt_kernel_load_data(rt, buf, len, out, diag);
-    if (st && diag && st != SG_ERR_INVALID_ARGUMENT) { /* say which file */
-      char msg[sizeof diag->message];
-      snprintf(msg, sizeof msg, "%s", diag->message);
-      sg_diag_set(diag, st, "%s: %s", path, msg);
-    }
+  char *buf;
+  size_t len;
+  sg_status st = read_object(path, &buf, &len, diag);
+  if (st)
+    return st;
+  st = sgrt_kernel_load_data(rt, buf, len, out, diag);
+  if (st && diag && st != SG_ERR_INVALID_ARGUMENT) { /* say which file */
+    char msg[sizeof diag->message];
+    snprintf(msg, sizeof msg, "%s", diag->message);
+    sg_diag_set(diag, st, "%s: %s", path, msg);
   }
   free(buf);
   return st;

@@ -1,5 +1,8 @@
 /* emit.c - target machines, LLVM's optimisation pipeline and emission of
- * .ll / assembly / code objects for an sg_module (softgen/codegen.h). */
+ * .ll / assembly / code objects for an sg_module (softgen/codegen.h). Every
+ * loadable output leaves here sealed (softgen/meta.h: the checksum over its
+ * bytes written into its metadata), whoever asked for it: the compile driver
+ * (CLI, Python, its cache), the MLIR front end, callers of codegen.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,8 +106,8 @@ static sg_status emit_machine(sg_module *m, LLVMCodeGenFileType kind, sg_buffer 
   return st;
 }
 
-sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options *opts,
-                         sg_buffer *out, sg_diag *diag) {
+static sg_status emit(sg_module *m, sg_emit_kind kind, const sg_emit_options *opts,
+                      sg_buffer *out, sg_diag *diag) {
   if (!m || !out)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_module_emit: null argument");
   out->data = NULL;
@@ -139,6 +142,32 @@ sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options 
   }
   sg_buffer_free(&obj);
   return st;
+}
+
+/* Seals a loadable output (softgen/meta.h): an object (.cubin, .hsaco, host
+ * .o), a shared library, and assembly whose metadata a loader finds (PTX: the
+ * driver loads it). AMDGPU and host assembly keep the placeholder: their
+ * metadata is an escaped string no loader reads, and an object assembled from
+ * them by hand is refused as unsealed. */
+static sg_status seal(const sg_module *m, sg_emit_kind kind, sg_buffer *out, sg_diag *diag) {
+  sg_meta meta;
+  if (kind == SG_EMIT_LLVM ||
+      (kind == SG_EMIT_ASM && sg_meta_find(out->data, out->size, &meta, NULL) != SG_OK))
+    return SG_OK;
+  sg_diag why;
+  if (sg_meta_seal(out->data, out->size, &why) == SG_OK)
+    return SG_OK;
+  sg_buffer_free(out);
+  const char *what = kind == SG_EMIT_ASM ? "assembly" : kind == SG_EMIT_OBJECT ? "object"
+                                                                             : "library";
+  return sg_diag_set(diag, SG_ERR_CODEGEN, "%s: cannot seal the %s: %s", m->plan.kernel_name,
+                     what, why.message);
+}
+
+sg_status sg_module_emit(sg_module *m, sg_emit_kind kind, const sg_emit_options *opts,
+                         sg_buffer *out, sg_diag *diag) {
+  sg_status st = emit(m, kind, opts, out, diag);
+  return st ? st : seal(m, kind, out, diag);
 }
 
 void sg_module_destroy(sg_module *m) {

@@ -58,6 +58,7 @@ import ctypes
 import operator
 import struct
 import sys
+import threading
 
 from . import _cc, _host, _rt
 
@@ -85,6 +86,10 @@ class UnsupportedError(Error, NotImplementedError):
 
 _shutting_down = False
 _runtimes = {}
+# Guards _runtimes and every Kernel's _loaded: threads that call at once get one
+# runtime per (backend, device) and one load per kernel and device (the runtime
+# itself serializes the host backend's launches).
+_lock = threading.RLock()
 # functional.py's counters (cache_info); host_copies: arrays copied to align them
 # device_copies: torch / CuPy GPU arrays copied to align them
 _stats = {"calls": 0, "memory_hits": 0, "prebuilt_hits": 0, "compiles": 0, "disk_hits": 0,
@@ -150,14 +155,16 @@ def _tensor(data, rows, cols, row_stride, dtype, inner=0, n_stride=0, what="tens
 def _runtime(backend, device):
     device = _int_arg("device", device, 0, 2 ** 31 - 1)
     key = (backend, device)
-    if key not in _runtimes:
-        rt = ctypes.c_void_p()
-        diag = _rt.Diag()
-        st = _rt.lib.sgrt_open(_rt.BACKENDS[backend], device, ctypes.byref(rt), ctypes.byref(diag))
-        if st:
-            _raise(st, diag)
-        _runtimes[key] = rt
-    return _runtimes[key]
+    with _lock:
+        if key not in _runtimes:
+            rt = ctypes.c_void_p()
+            diag = _rt.Diag()
+            st = _rt.lib.sgrt_open(_rt.BACKENDS[backend], device, ctypes.byref(rt),
+                                   ctypes.byref(diag))
+            if st:
+                _raise(st, diag)
+            _runtimes[key] = rt
+        return _runtimes[key]
 
 
 def _is_torch(x):
@@ -411,26 +418,28 @@ class Kernel:
                         for i in range(m.nscalars)]
 
     def _get(self, device):
-        if device not in self._loaded:
-            rt = _runtime(self._backend, device)
-            k = ctypes.c_void_p()
-            diag = _rt.Diag()
-            if self._jit is not None:
-                cc, size = _cc.load(), ctypes.c_size_t()
-                text = cc.sg_jit_meta(self._jit, ctypes.byref(size))
-                st = _rt.lib.sgrt_kernel_load_host(rt, cc.sg_jit_kernel(self._jit), text,
-                                                   size.value, ctypes.byref(k), ctypes.byref(diag))
-            elif self._image is None:
-                st = _rt.lib.sgrt_kernel_load_file(rt, self._path.encode(), ctypes.byref(k),
-                                                   ctypes.byref(diag))
-            else:
-                st = _rt.lib.sgrt_kernel_load_data(rt, self._image, len(self._image),
-                                                   ctypes.byref(k), ctypes.byref(diag))
-            if st:
-                _raise(st, diag)
-            self._loaded[device] = k
-            self._meta = _rt.lib.sgrt_kernel_meta(k).contents
-        return self._loaded[device]
+        with _lock:
+            if device not in self._loaded:
+                rt = _runtime(self._backend, device)
+                k = ctypes.c_void_p()
+                diag = _rt.Diag()
+                if self._jit is not None:
+                    cc, size = _cc.load(), ctypes.c_size_t()
+                    text = cc.sg_jit_meta(self._jit, ctypes.byref(size))
+                    st = _rt.lib.sgrt_kernel_load_host(rt, cc.sg_jit_kernel(self._jit), text,
+                                                       size.value, ctypes.byref(k),
+                                                       ctypes.byref(diag))
+                elif self._image is None:
+                    st = _rt.lib.sgrt_kernel_load_file(rt, self._path.encode(), ctypes.byref(k),
+                                                       ctypes.byref(diag))
+                else:
+                    st = _rt.lib.sgrt_kernel_load_data(rt, self._image, len(self._image),
+                                                       ctypes.byref(k), ctypes.byref(diag))
+                if st:
+                    _raise(st, diag)
+                self._loaded[device] = k
+                self._meta = _rt.lib.sgrt_kernel_meta(k).contents
+            return self._loaded[device]
 
     def __repr__(self):
         return (f"<softgen.Kernel {self.kernel} {self.template} n={self.n} {self.arch} "

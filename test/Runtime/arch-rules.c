@@ -1,6 +1,7 @@
 // Target and arch checks at load time (SG_ERR_MISMATCH before the driver sees
 // the object): target must be nvptx on CUDA; sm_XYa needs exactly X.Y; a cubin
-// needs the same major and minor <= the device's; PTX runs on any newer device.
+// needs the same major and minor <= the device's; PTX runs on any newer device;
+// fatbins are refused whatever their arch (sg_meta_verify).
 // RUN: %cc -std=c11 -I%include -I%S/Inputs %s -L%rtlib -lsoftgen_rt -Wl,-rpath,%rtlib -o %t
 // RUN: env SOFTGEN_CUDA_LIBRARY=%fake_cuda %t 2>/dev/null | FileCheck %s
 #include "rt_test.h"
@@ -40,7 +41,7 @@ int main(void) {
 // CHECK-NEXT: nvptx sm_90a cubin on sm_90: SG_OK
 // CHECK-NEXT: nvptx sm_80 ptx on sm_90: SG_OK
 // CHECK-NEXT: nvptx sm_80 cubin on sm_90: SG_ERR_MISMATCH: code object is for sm_80 but device 0 is sm_90 (cubins need the same major and at least the minor compute capability)
-// CHECK-NEXT: nvptx sm_80 fatbin on sm_90: SG_OK
+// CHECK-NEXT: nvptx sm_80 fatbin on sm_90: SG_ERR_UNSUPPORTED{{:}} fatbins are not loaded
 // CHECK-NEXT: nvptx sm_86 cubin on sm_89: SG_OK
 // CHECK-NEXT: nvptx sm_89 cubin on sm_86: SG_ERR_MISMATCH: code object is for sm_89 but device 0 is sm_86 (cubins need
 // CHECK-NEXT: nvptx sm_90 ptx on sm_80: SG_ERR_MISMATCH: code object is for sm_90 but device 0 is sm_80 (PTX needs at least that compute capability)

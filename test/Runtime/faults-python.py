@@ -7,6 +7,8 @@
 # .status the SG_ERR_* name) or, for what the binding rejects before the
 # runtime, TypeError / ValueError; nothing crashes. One process per driver
 # setting; every run must finish quickly (no timeout is configured in lit).
+# Damaged objects are sealed again (Inputs/seal.py) to get past the checksum to
+# the checks behind it; one is loaded as damaged to show the checksum's error.
 # An ASan-built libsoftgen_rt cannot load into an uninstrumented python:
 # UNSUPPORTED: asan
 # RUN: rm -rf %t.dir && mkdir -p %t.dir
@@ -21,6 +23,9 @@ import os
 import sys
 
 import softgen
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+from seal import seal  # noqa: E402
 
 mode, PTX = sys.argv[1], sys.argv[2]
 ptx = open(PTX, "rb").read()
@@ -69,12 +74,14 @@ elif mode == "corrupt":
     n = len(ptx)
     for cut in (0, 1, 100, n // 2, n - 2):
         expect(f"ptx cut at {cut if cut < 200 else ('half' if cut == n // 2 else 'len-2')}",
-               lambda: softgen.load(ptx[:cut]))
+               lambda: softgen.load(seal(ptx[:cut])))
+    expect("ptx cut at half, as cut", lambda: softgen.load(ptx[:n // 2]))
     # CORRUPT: ptx cut at 0 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: code object is empty
     # CORRUPT-NEXT: ptx cut at 1 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: no softgen metadata
     # CORRUPT-NEXT: ptx cut at 100 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: no softgen metadata
     # CORRUPT-NEXT: ptx cut at half -> Error : SG_ERR_DRIVER : SG_ERR_DRIVER: cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX (218)
     # CORRUPT-NEXT: ptx cut at len-2 -> Error : SG_ERR_DRIVER : SG_ERR_DRIVER: cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX (218)
+    # CORRUPT-NEXT: ptx cut at half, as cut -> Error : SG_ERR_PARSE : SG_ERR_PARSE: code object's checksum does not match its bytes: the code object is damaged or was edited after softgen wrote it: regenerate it with softgen
 
     def flipped(pos, mask):
         b = bytearray(ptx)
@@ -82,10 +89,11 @@ elif mode == "corrupt":
         return bytes(b)
 
     body = ptx.index(b"{", ptx.index(b"softgen_meta[")) + 1
-    expect("ptx meta byte flipped", lambda: softgen.load(flipped(body, 0x01)))
-    expect("ptx .version flipped", lambda: softgen.load(flipped(ptx.index(b".version"), 0x80)))
+    expect("ptx meta byte flipped", lambda: softgen.load(seal(flipped(body, 0x01))))
+    expect("ptx .version flipped",
+           lambda: softgen.load(seal(flipped(ptx.index(b".version"), 0x80))))
     expect("ptx entry renamed",
-           lambda: softgen.load(flipped(ptx.index(b".entry softgen_") + 7, 0x01)))
+           lambda: softgen.load(seal(flipped(ptx.index(b".entry softgen_") + 7, 0x01))))
     # CORRUPT-NEXT: ptx meta byte flipped -> Error : SG_ERR_PARSE : SG_ERR_PARSE: metadata does not start with 'softgen-meta 1'
     # CORRUPT-NEXT: ptx .version flipped -> Error : SG_ERR_DRIVER : SG_ERR_DRIVER: cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX (218)
     # CORRUPT-NEXT: ptx entry renamed -> Error : SG_ERR_DRIVER : SG_ERR_DRIVER: cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (500) (kernel 'softgen_softmax_f16_n256')
@@ -99,13 +107,13 @@ elif mode == "corrupt":
     elf[:7] = b"\x7fELF\x02\x01\x01"
     elf[40:48] = (64 + len(text)).to_bytes(8, "little")  # e_shoff
     elf[58:62] = (64).to_bytes(2, "little") + (1).to_bytes(2, "little")  # e_shentsize, e_shnum
-    elf = bytes(elf) + text + bytes(64)
+    elf = seal(bytes(elf) + text + bytes(64))
     print("elf intact:", softgen.load(elf).kernel)
-    expect("elf cut at len-1", lambda: softgen.load(elf[:-1]))
+    expect("elf cut at len-1", lambda: softgen.load(seal(elf[:-1])))
     expect("elf cut at 32", lambda: softgen.load(elf[:32]))
     big = bytearray(elf)
     big[47] ^= 0x80
-    expect("elf shoff flipped", lambda: softgen.load(bytes(big)))
+    expect("elf shoff flipped", lambda: softgen.load(seal(bytes(big))))
     # CORRUPT-NEXT: elf intact: softgen_softmax_f16_n256
     # CORRUPT-NEXT: elf cut at len-1 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: code object is truncated or damaged: its ELF header describes [[LEN:[0-9]+]] bytes, got {{[0-9]+}}
     # CORRUPT-NEXT: elf cut at 32 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: no softgen metadata

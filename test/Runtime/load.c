@@ -1,9 +1,12 @@
 // Loading code objects of every kind through the fake CUDA driver: metadata is
-// found in plain text, a PTX byte-list initializer, an ELF cubin and a fatbin;
-// PTX reaches the driver NUL-terminated; the kernel is looked up by its name.
+// found in plain text, a PTX byte-list initializer and an ELF cubin, each
+// sealed (its checksum verified first); a fatbin is refused (its entries cannot
+// be checked against the checksum); PTX reaches the driver NUL-terminated; the
+// kernel is looked up by its name.
 // RUN: %cc -std=c11 -I%include -I%S/Inputs %s -L%rtlib -lsoftgen_rt -Wl,-rpath,%rtlib -o %t
 // RUN: rm -f %t.log
-// RUN: env SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_LOG=%t.log %t %S/Inputs/softmax_f16.ptx | FileCheck %s
+// RUN: %seal %S/Inputs/softmax_f16.ptx %t.ptx
+// RUN: env SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_LOG=%t.log %t %t.ptx | FileCheck %s
 // RUN: FileCheck --check-prefix=LOG %s < %t.log
 #include "rt_test.h"
 
@@ -37,19 +40,19 @@ int main(int argc, char **argv) {
 // CHECK-NEXT: ptx kernel=softgen_softmax_f16_n1024 n=1024 tensors=2 args=5
 // CHECK-NEXT: elf: SG_OK
 // CHECK-NEXT: elf kernel=softgen_softmax_f16_n1024
-// CHECK-NEXT: fatbin: SG_OK
-// CHECK-NEXT: fatbin kernel=softgen_softmax_f16_n1024
+// CHECK-NEXT: fatbin: SG_ERR_UNSUPPORTED{{:}} fatbins are not loaded: the driver runs one of their entries, which softgen cannot check against the metadata's checksum; load the .cubin or .ptx softgen wrote
+// CHECK-NEXT: fatbin kernel=- n=-1
 // CHECK-NEXT: file: SG_OK
 // CHECK-NEXT: file block=256 rows_per_block=4 vector_bytes=16
 
 // LOG: cuInit flags=0
 // LOG: cuDevicePrimaryCtxRetain dev=0
-// LOG: cuModuleLoadData kind=text bytes=255 kernel=softgen_softmax_f16_n1024
+// LOG: cuModuleLoadData kind=text bytes=329 kernel=softgen_softmax_f16_n1024
 // LOG-NEXT: cuModuleGetFunction name=softgen_softmax_f16_n1024
 // LOG-NEXT: cuModuleUnload
 // LOG-NEXT: cuModuleLoadData kind=text bytes={{[0-9]+}} kernel=softgen_softmax_f16_n1024
-// LOG: cuModuleLoadData kind=elf bytes=320 kernel=softgen_softmax_f16_n1024
-// LOG: cuModuleLoadData kind=fatbin bytes=272 kernel=softgen_softmax_f16_n1024
-// LOG: cuModuleLoadData kind=text bytes=255 kernel=softgen_softmax_f16_n1024
+// LOG: cuModuleLoadData kind=elf bytes=394 kernel=softgen_softmax_f16_n1024
+// LOG-NOT: kind=fatbin
+// LOG: cuModuleLoadData kind=text bytes=329 kernel=softgen_softmax_f16_n1024
 // LOG: cuModuleUnload
 // LOG-NEXT: cuDevicePrimaryCtxRelease_v2 dev=0 refs=0

@@ -3,8 +3,9 @@
 # is host memory), launch log, results, and error mapping.
 # An ASan-built libsoftgen_rt cannot load into an uninstrumented python:
 # UNSUPPORTED: asan
-# RUN: rm -f %t.log
-# RUN: env PYTHONPATH=%pysrc SOFTGEN_RT_LIBRARY=%rtlib/libsoftgen_rt.so SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_LOG=%t.log %python %s %S/Inputs | FileCheck %s
+# The code objects of Inputs carry the checksum placeholder: sealed into %t.in.
+# RUN: rm -f %t.log && rm -rf %t.in && %seal %S/Inputs %t.in
+# RUN: env PYTHONPATH=%pysrc SOFTGEN_RT_LIBRARY=%rtlib/libsoftgen_rt.so SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_LOG=%t.log %python %s %S/Inputs %t.in | FileCheck %s
 # RUN: FileCheck --check-prefix=LOG %s < %t.log
 import ctypes
 import math
@@ -14,8 +15,8 @@ import sys
 
 import softgen
 
-INPUTS = sys.argv[1]
-sys.path.insert(0, INPUTS)
+sys.path.insert(0, sys.argv[1])
+INPUTS = sys.argv[2]  # sealed
 from fakearray import FakeArray, softmax_error  # noqa: E402
 
 
@@ -82,8 +83,8 @@ expect("missing file", lambda: softgen.load(f"{INPUTS}/does-not-exist.cubin"))
 # CHECK: missing file -> Error : SG_ERR_IO: cannot open '{{.*}}does-not-exist.cubin': No such file or directory
 expect("bad metadata", lambda: softgen.load(f"{INPUTS}/no-end.ptx"))
 # CHECK: bad metadata -> Error : SG_ERR_PARSE: {{.*}}no-end.ptx: metadata has no 'end' line (truncated?)
-expect("amdgpu on cuda", lambda: softgen.load(f"{INPUTS}/softmax_f16.hsaco.in", backend="cuda"))
-# CHECK: amdgpu on cuda -> ArgumentError/Error/ValueError : {{.*}}softmax_f16.hsaco.in: code object targets 'amdgpu' but the cuda backend runs 'nvptx' code objects
+expect("amdgpu on cuda", lambda: softgen.load(f"{INPUTS}/softmax_f16.hsaco", backend="cuda"))
+# CHECK: amdgpu on cuda -> ArgumentError/Error/ValueError : {{.*}}softmax_f16.hsaco: code object targets 'amdgpu' but the cuda backend runs 'nvptx' code objects
 kb = softgen.load(open(f"{INPUTS}/softmax_bf16.ptx", "rb").read())
 print(kb)
 # CHECK: <softgen.Kernel softgen_softmax_bf16_n1024 softmax n=1024 sm_90 layout=rows tensors=[('x', False, 'bf16'), ('y', True, 'bf16')]>

@@ -307,7 +307,9 @@ static int inspect(const char *path) {
   sg_meta m;
   if (sg_read_input(path, "a code object", SG_LIMIT_OBJECT, &data, &len, &d))
     return fail(&d);
-  sg_status st = sg_meta_find(data, len, &m, &d);
+  sg_status st = sg_meta_verify(data, len, &d); /* a damaged or edited object is an error */
+  if (!st)
+    st = sg_meta_find(data, len, &m, &d);
   free(data);
   if (st) {
     fprintf(stderr, "softgen: error: %s: %s\n", path, d.message);

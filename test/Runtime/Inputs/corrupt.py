@@ -1,7 +1,11 @@
 """Damages a code object in deterministic ways and runs softgen-run on each copy.
 
 Needs: python3, softgen-run, a driver double named by SOFTGEN_CUDA_LIBRARY in
-the environment. Usage: corrupt.py truncate|flip OBJECT SOFTGEN_RUN WORKDIR
+the environment. Usage: corrupt.py [--reseal] truncate|flip OBJECT SOFTGEN_RUN WORKDIR
+--reseal: each damaged copy is sealed again (seal.py: its checksum computed
+anew, where its metadata still has a checksum line), so that it gets past the
+checksum to the checks behind it (metadata parser, ELF extent, driver);
+without it every damaged copy is refused by its checksum.
 Produces: one line per case, "LABEL: rc=RC STATUS: message" from softgen-run's
 last stderr line, "LABEL: rc=0 loaded" when it ran, "LABEL: SIGNAL n" when it
 died of a signal and "LABEL: HANG" when it ran past 60 s (the hang guard: lit
@@ -12,6 +16,11 @@ import os
 import subprocess
 import sys
 
+reseal = sys.argv[1] == "--reseal"
+if reseal:
+    del sys.argv[1]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import seal  # noqa: E402
 mode, obj, tool, work = sys.argv[1:5]
 data = open(obj, "rb").read()
 ext = os.path.splitext(obj)[1]
@@ -21,7 +30,7 @@ is_elf = data[:4] == b"\x7fELF"
 def run(label, blob):
     path = os.path.join(work, f"{mode}-{label}{ext}")
     with open(path, "wb") as f:
-        f.write(blob)
+        f.write(seal.seal(blob) if reseal else blob)
     try:
         r = subprocess.run([tool, "--rows", "4", path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=60)

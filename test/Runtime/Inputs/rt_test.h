@@ -1,7 +1,8 @@
 /* rt_test.h - helpers for the runtime's C lit tests (the .c files of test/Runtime).
  * Needs: libsoftgen_rt and a driver double named by SOFTGEN_CUDA_LIBRARY /
  * SOFTGEN_HIP_LIBRARY. Produces: a default softmax metadata, code objects built
- * from metadata (text, PTX byte list, ELF, fatbin), and one-line reports. */
+ * from metadata (text, PTX byte list, ELF, fatbin), sealed as softgen seals
+ * what it emits (softgen/meta.h: the checksum), and one-line reports. */
 #ifndef RT_TEST_H
 #define RT_TEST_H
 #define _POSIX_C_SOURCE 200809L
@@ -43,11 +44,12 @@ static sg_meta test_meta(void) {
   return m;
 }
 
-/* Builds a code object of the given kind carrying m into buf; returns its size. */
-static size_t make_object(const sg_meta *m, int kind, unsigned char *buf, size_t cap) {
+/* Builds a code object of the given kind carrying m into buf, its checksum the
+ * placeholder (unsealed); returns its size. */
+static size_t make_unsealed_object(const sg_meta *m, int kind, unsigned char *buf, size_t cap) {
   char text[4096];
   size_t len = 0, at = 0;
-  if (sg_meta_format(m, text, sizeof text, &len, NULL) != SG_OK)
+  if (sg_meta_format_unsealed(m, text, sizeof text, &len, NULL) != SG_OK)
     return 0;
   if (kind == OBJ_TEXT) {
     memcpy(buf, text, len);
@@ -83,6 +85,14 @@ static size_t make_object(const sg_meta *m, int kind, unsigned char *buf, size_t
   memcpy(buf + 8, &size, 8);
   memcpy(buf + 16, text, len + 1);
   return 16 + len + 1;
+}
+
+/* make_unsealed_object, sealed (sg_meta_seal; a fatbin cannot be: unsealed). */
+static size_t make_object(const sg_meta *m, int kind, unsigned char *buf, size_t cap) {
+  size_t n = make_unsealed_object(m, kind, buf, cap);
+  if (n && kind != OBJ_FATBIN && sg_meta_seal(buf, n, NULL) != SG_OK)
+    return 0;
+  return n;
 }
 
 static void report(const char *what, sg_status st, const sg_diag *d) {
