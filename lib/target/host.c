@@ -252,7 +252,8 @@ static int f16_instructions(const char *arch) {
 }
 /* The type elem shaped like t (a scalar, or a vector of t's lanes). */
 static LLVMTypeRef shaped(LLVMTypeRef t, LLVMTypeRef elem) {
-  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(elem, LLVMGetVectorSize(t)) : elem;
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(elem, LLVMGetVectorSize(t))
+                                                   : elem;
 }
 /* An integer constant of type t (iN or <n x iN>). */
 static LLVMValueRef iconst(LLVMTypeRef t, unsigned long long value) {
@@ -275,7 +276,8 @@ static LLVMValueRef isel(sgc_ctx *cx, LLVMIntPredicate p, LLVMValueRef a, LLVMVa
 static LLVMValueRef half_to_f32(sgc_ctx *cx, LLVMValueRef v) {
   LLVMBuilderRef b = cx->b;
   LLVMTypeRef it = shaped(LLVMTypeOf(v), cx->i32), ft = shaped(LLVMTypeOf(v), cx->f32);
-  LLVMValueRef h = LLVMBuildZExt(b, LLVMBuildBitCast(b, v, shaped(LLVMTypeOf(v), LLVMInt16TypeInContext(cx->ctx)), ""), it, "");
+  LLVMTypeRef ht = shaped(LLVMTypeOf(v), LLVMInt16TypeInContext(cx->ctx));
+  LLVMValueRef h = LLVMBuildZExt(b, LLVMBuildBitCast(b, v, ht, ""), it, "");
   LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, h, iconst(it, 0x7fff), ""), iconst(it, 13), "");
   LLVMValueRef e = LLVMBuildAnd(b, o, iconst(it, 0x0f800000), "");
   LLVMValueRef normal = LLVMBuildAdd(b, o, iconst(it, 0x38000000), ""); /* (127 - 15) << 23 */
@@ -285,7 +287,8 @@ static LLVMValueRef half_to_f32(sgc_ctx *cx, LLVMValueRef v) {
       b, LLVMBuildBitCast(b, LLVMBuildAdd(b, o, iconst(it, 0x38800000), ""), ft, ""), magic, "");
   LLVMValueRef r = isel(cx, LLVMIntEQ, e, iconst(it, 0), LLVMBuildBitCast(b, sub, it, ""),
                         isel(cx, LLVMIntEQ, e, iconst(it, 0x0f800000), special, normal));
-  LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, h, iconst(it, 0x8000), ""), iconst(it, 16), "");
+  LLVMValueRef sign =
+      LLVMBuildShl(b, LLVMBuildAnd(b, h, iconst(it, 0x8000), ""), iconst(it, 16), "");
   return LLVMBuildBitCast(b, LLVMBuildOr(b, r, sign, ""), ft, "x.f32");
 }
 
@@ -320,7 +323,8 @@ static LLVMValueRef f32_to_half(sgc_ctx *cx, LLVMValueRef v, LLVMTypeRef t) {
 static LLVMValueRef bf16_to_f32(sgc_ctx *cx, LLVMValueRef v) {
   LLVMBuilderRef b = cx->b;
   LLVMTypeRef it = shaped(LLVMTypeOf(v), cx->i32);
-  LLVMValueRef h = LLVMBuildBitCast(b, v, shaped(LLVMTypeOf(v), LLVMInt16TypeInContext(cx->ctx)), "");
+  LLVMTypeRef ht = shaped(LLVMTypeOf(v), LLVMInt16TypeInContext(cx->ctx));
+  LLVMValueRef h = LLVMBuildBitCast(b, v, ht, "");
   LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, h, it, ""), iconst(it, 16), "");
   return LLVMBuildBitCast(b, w, shaped(LLVMTypeOf(v), cx->f32), "x.f32");
 }

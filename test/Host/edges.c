@@ -20,7 +20,8 @@
  * rows): rows holding a NaN (first, middle, last column; beside +inf; among
  * -inf; all NaN) give NaN in every element, as torch.amax and torch.softmax;
  * other rows their exact max (all -inf: -inf; one +inf: +inf); softmax rows
- * NaN exactly where PyTorch's are (also rows of all -inf or with a +inf). Outputs are poisoned (0x42 bytes) before launch.
+ * NaN exactly where PyTorch's are (also rows of all -inf or with a +inf).
+ * Outputs are poisoned (0x42 bytes) before launch.
  * Prints "ok - ..." / "not ok - ..." per check and "N passed, N failed". */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -154,9 +155,11 @@ static void check_patterns(const char *inputs, sg_dtype dt) {
     }
     why[0] = '\0';
     for (unsigned i = 0; i < 65536 && !why[0]; i++) {
-      float ref = dt == SG_DTYPE_F16 ? sg_half_to_float((uint16_t)i) : sg_bf16_to_float((uint16_t)i);
+      uint16_t h = (uint16_t)i;
+      float ref = dt == SG_DTYPE_F16 ? sg_half_to_float(h) : sg_bf16_to_float(h);
       if (to_f32 && (isnan(ref) ? !isnan(wide[i]) : to_bits(wide[i]) != to_bits(ref)))
-        snprintf(why, sizeof why, "0x%04x gave %a (0x%08x), not %a", i, wide[i], to_bits(wide[i]), ref);
+        snprintf(why, sizeof why, "0x%04x gave %a (0x%08x), not %a", i, wide[i],
+                 to_bits(wide[i]), ref);
       if (!to_f32 && (is_nan16((uint16_t)i, dt) ? !is_nan16(same[i], dt) : same[i] != i))
         snprintf(why, sizeof why, "0x%04x gave 0x%04x", i, same[i]);
     }

@@ -123,8 +123,9 @@ int main(void) {
 
   /* nesting: a module 300 ops deep, built through the API (not parsed), is
    * refused before anything walks it; beside a softmax (in the implicit top
-   * module, level 0), modules nested 256 deep with a sibling at every level (the walk goes down, across and all the
-   * way back up to the softmax after them) are fine */
+   * module, level 0), modules nested 256 deep with a sibling at every level
+   * (the walk goes down, across and all the way back up to the softmax after
+   * them) are fine */
   MlirLocation loc = mlirLocationUnknownGet(ctx);
   MlirModule deep = mlirModuleCreateEmpty(loc);
   MlirBlock body = mlirModuleGetBody(deep);

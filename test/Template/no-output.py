@@ -15,7 +15,8 @@ for name, src in [("scalars", "kernel k(s: f32, L: i64)\n  a = neg(s)\n"),
                   ("inputs", "kernel k(x: in[M, N] T)\n  a = read(x)\n")]:
     for target in ("host", "nvptx"):
         try:
-            softgen.compile(src, N=64, target=target, arch="native" if target == "host" else "sm_90")
+            arch = "native" if target == "host" else "sm_90"
+            softgen.compile(src, N=64, target=target, arch=arch)
             print(name, target, "compiled")
         except softgen.Error as e:
             print("%s %s: raised %s" % (name, target, e))
