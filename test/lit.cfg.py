@@ -49,6 +49,21 @@ if config.have_mlir and config.mlir_opt:
 # The host target's tests that pin an --arch need the machine's architecture.
 import platform
 config.available_features.add("host-" + platform.machine())
+# The x86-64 levels this CPU runs (cpu-x86-64-v2 ... v4), from /proc/cpuinfo:
+# test/Host runs kernels built for each level the CPU has.
+X86_LEVELS = [("x86-64-v2", "cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3"),
+              ("x86-64-v3", "avx avx2 bmi1 bmi2 f16c fma abm movbe xsave"),
+              ("x86-64-v4", "avx512f avx512bw avx512cd avx512dq avx512vl")]
+try:
+    with open("/proc/cpuinfo") as f:
+        cpu_flags = set(next((l for l in f if l.startswith("flags")), ":").split(":", 1)[1].split())
+except OSError:
+    cpu_flags = set()
+if platform.machine() == "x86_64":
+    for level, needs in X86_LEVELS:
+        if not set(needs.split()) <= cpu_flags:
+            break
+        config.available_features.add("cpu-" + level)
 # valgrind (Debian package valgrind): test/CLI/valgrind.test runs the README's main job under it
 if shutil.which("valgrind"):
     config.available_features.add("valgrind")

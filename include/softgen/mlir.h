@@ -107,7 +107,9 @@ typedef struct sg_mlir_report {
  * released with sg_mlir_report_free. Ops softgen cannot take are not errors:
  * they are listed in report with SG_ERR_UNSUPPORTED (or the plan's status) and
  * left in the module. Errors (SG_ERR_TOOL, SG_ERR_CODEGEN, ...) leave the module
- * as it was. MLIR's diagnostics during the call are captured into diag. */
+ * as it was. MLIR's diagnostics during the call are captured into diag. A
+ * module whose ops nest more than 256 deep is refused (SG_ERR_UNSUPPORTED)
+ * before anything walks it. */
 SG_API sg_status sg_mlir_compile_module(MlirModule module, const sg_mlir_options *opts,
                                         sg_mlir_report *report, sg_diag *diag);
 
@@ -115,7 +117,9 @@ SG_API sg_status sg_mlir_compile_module(MlirModule module, const sg_mlir_options
  * their file name) in a fresh context with every MLIR dialect registered,
  * verifies it, compiles it as sg_mlir_compile_module does, and prints the
  * resulting module into out (caller frees with sg_buffer_free). A parse or verifier error gives
- * SG_ERR_PARSE with MLIR's message at "name:line:col". out may be NULL. */
+ * SG_ERR_PARSE with MLIR's message at "name:line:col", as does text nested
+ * more than 256 levels deep ({, (, [, <; refused before MLIR's recursive
+ * parser sees it). out may be NULL. */
 SG_API sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
                                       const sg_mlir_options *opts, sg_buffer *out,
                                       sg_mlir_report *report, sg_diag *diag);

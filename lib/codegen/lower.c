@@ -281,7 +281,8 @@ static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, uns
     v = rs->raw[op - cx->t->ops][c];
   }
   if (et != cx->f32)
-    v = LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
+    v = cx->tg->to_f32 ? cx->tg->to_f32(cx, v)
+                       : LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
   if (rs->col_valid[c])
     v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, ninf, "x.masked");
   if (pl->rows_per_block > 1) /* rows past M read row M-1: mask them as well */
@@ -516,7 +517,8 @@ static void lower_write(const lowering *lw, const sgt_op *op) {
     else if (v->is_row)
       x = row_chunk(lw, op->operands[0], c);
     if (et != cx->f32)
-      x = LLVMBuildFPTrunc(cx->b, x, LLVMVectorType(et, pl->vec), "");
+      x = cx->tg->from_f32 ? cx->tg->from_f32(cx, x, LLVMVectorType(et, pl->vec))
+                           : LLVMBuildFPTrunc(cx->b, x, LLVMVectorType(et, pl->vec), "");
     LLVMBasicBlockRef join = NULL;
     if (guard) {
       LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store");

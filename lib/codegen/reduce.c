@@ -40,9 +40,18 @@ LLVMValueRef sgc_identity(sgc_ctx *cx, sgc_reduce_kind kind) {
   return LLVMConstReal(cx->f32, kind == SGC_REDUCE_SUM ? 0.0 : -INFINITY);
 }
 
+/* max(a, b), NaN if either is NaN, as torch.max / torch.amax (llvm.maximum:
+ * max.NaN.f32 in PTX; maxnum, which drops a NaN, would make a row holding a
+ * NaN reduce to the max of its other values). Every stage of every reduction
+ * (lanes, chunks, shuffles, shared memory, clusters, the online pairs and
+ * tiles) combines through here. nsz: max(-0, +0) may be either zero (they
+ * compare equal; x - max is the same), which spares the x86 lowering two
+ * blends a step. */
 static LLVMValueRef vmax(sgc_ctx *cx, LLVMValueRef a, LLVMValueRef b) {
   LLVMValueRef args[2] = {a, b};
-  return sgc_intrinsic(cx, "llvm.maxnum", LLVMTypeOf(a), args, 2);
+  LLVMValueRef r = sgc_intrinsic(cx, "llvm.maximum", LLVMTypeOf(a), args, 2);
+  LLVMSetFastMathFlags(r, LLVMFastMathNoSignedZeros);
+  return r;
 }
 
 LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVMValueRef b) {

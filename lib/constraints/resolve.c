@@ -73,8 +73,10 @@ static sg_status check_template(resolver *r) {
   int first = 0;
   while (first < t->ntensors && !t->tensors[first].is_output)
     first++;
-  if (first == t->ntensors)
-    first = 0;
+  if (first == t->ntensors) /* the parser rejects such templates; no dim to index by */
+    return sg_diag_set(r->diag, SG_ERR_CONSTRAINT, "%s: kernel '%s' has no output tensor: "
+                       "softgen generates kernels that write [ROWS, COLS] outputs", t->file,
+                       t->name);
   r->row_dim = t->tensors[first].shape.ndims == 2 ? t->tensors[first].shape.dims[0] : -1;
   r->col_dim = t->tensors[first].shape.ndims == 2 ? t->tensors[first].shape.dims[1] : -1;
   for (int i = 0; i < t->ntensors; i++) {

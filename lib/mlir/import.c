@@ -26,19 +26,22 @@ void sgm_text_put(MlirStringRef s, void *user) {
   b->buf[b->len] = '\0';
 }
 
-/* The first file:line:col inside loc, or 0. */
-static int find_file_loc(MlirLocation loc, MlirLocation *out, int depth) {
-  if (depth > 16 || mlirLocationIsNull(loc))
+/* The first location inside loc that is a file:line:col (or, with name, a
+ * name), or 0. Bounded in depth (16) and in locations visited (*budget):
+ * fused locations may share children, so a small module could otherwise make
+ * the search exponential. */
+static int find_loc(MlirLocation loc, int name, MlirLocation *out, int depth, int *budget) {
+  if (depth > 16 || --*budget < 0 || mlirLocationIsNull(loc))
     return 0;
-  if (mlirLocationIsAFileLineColRange(loc)) {
+  if (name ? mlirLocationIsAName(loc) : mlirLocationIsAFileLineColRange(loc)) {
     *out = loc;
     return 1;
   }
   if (mlirLocationIsAName(loc))
-    return find_file_loc(mlirLocationNameGetChildLoc(loc), out, depth + 1);
+    return find_loc(mlirLocationNameGetChildLoc(loc), name, out, depth + 1, budget);
   if (mlirLocationIsACallSite(loc))
-    return find_file_loc(mlirLocationCallSiteGetCallee(loc), out, depth + 1) ||
-           find_file_loc(mlirLocationCallSiteGetCaller(loc), out, depth + 1);
+    return find_loc(mlirLocationCallSiteGetCallee(loc), name, out, depth + 1, budget) ||
+           find_loc(mlirLocationCallSiteGetCaller(loc), name, out, depth + 1, budget);
   if (mlirLocationIsAFused(loc)) {
     intptr_t n = mlirLocationFusedGetNumLocations(loc);
     if (n <= 0 || n > 64)
@@ -46,19 +49,23 @@ static int find_file_loc(MlirLocation loc, MlirLocation *out, int depth) {
     MlirLocation locs[64];
     mlirLocationFusedGetLocations(loc, locs);
     for (intptr_t i = 0; i < n; i++)
-      if (find_file_loc(locs[i], out, depth + 1))
+      if (find_loc(locs[i], name, out, depth + 1, budget))
         return 1;
   }
   return 0;
 }
 
-/* MLIR names a file parsed from memory "-"; file (when given) replaces that. */
+/* MLIR names a file parsed from memory "-"; file (when given) replaces that.
+ * A location with no file:line:col inside is given by its first name, or by
+ * MLIR's text when it nests nothing (printing a fused or call-site location
+ * prints every location under it, exponentially many when they share). */
 void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t cap) {
   MlirLocation fl;
   if (cap == 0)
     return;
   buf[0] = '\0';
-  if (find_file_loc(loc, &fl, 0)) {
+  int budget = 1024;
+  if (find_loc(loc, 0, &fl, 0, &budget)) {
     MlirStringRef name = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(fl));
     int len = (int)(name.length < 400 ? name.length : 400);
     if (file && (len == 0 || (len == 1 && name.data[0] == '-'))) /* parsed text: no name */
@@ -70,8 +77,15 @@ void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t c
                mlirLocationFileLineColRangeGetStartColumn(fl));
     return;
   }
+  budget = 1024;
+  if (find_loc(loc, 1, &fl, 0, &budget)) {
+    MlirStringRef name = mlirIdentifierStr(mlirLocationNameGetName(fl));
+    snprintf(buf, cap, "%s: \"%.*s\"", file ? file : "<unknown>",
+             (int)(name.length < 400 ? name.length : 400), name.data);
+    return;
+  }
   sgm_text b = {buf, cap, 0};
-  if (!mlirLocationIsNull(loc))
+  if (!mlirLocationIsNull(loc) && !mlirLocationIsAFused(loc) && !mlirLocationIsACallSite(loc))
     mlirLocationPrint(loc, sgm_text_put, &b);
   if (b.len == 0)
     snprintf(buf, cap, "%s", file ? file : "<unknown>");

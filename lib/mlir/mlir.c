@@ -32,7 +32,12 @@
  *   built before the module is touched; a hard error (ptxas failing, LLVM)
  *   leaves the module unchanged. The rewritten module is verified.
  * - MLIR's diagnostics are captured (first error into sg_diag with its
- *   file:line:col) for the duration of each call. */
+ *   file:line:col) for the duration of each call.
+ * - Nesting is bounded (SGM_MAX_DEPTH levels): MLIR's parser recurses once per
+ *   level of regions, types and attributes, its walks, verifier and printer
+ *   once per level of ops, so a deep enough input overflows the stack (a
+ *   module nested 20,000 deep did, as it does in mlir-opt). Text is measured
+ *   before it is parsed, a module given by the caller before it is walked. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +52,91 @@ void sg_mlir_report_free(sg_mlir_report *r) {
   free(r->kernels);
   free(r->ops);
   memset(r, 0, sizeof *r);
+}
+
+/* Deepest nesting softgen accepts: regions of ops in a module, brackets in
+ * its text. Real modules nest a few dozen levels; MLIR's recursion takes a few
+ * KiB of stack a level. */
+#define SGM_MAX_DEPTH 256
+
+/* The first bracket ({, (, [, <) of text that opens level SGM_MAX_DEPTH + 1,
+ * outside string literals and // comments ('->' closes nothing), as its line
+ * and column (1-based); 0 when the text nests no deeper. A stray closer only
+ * lowers the count (the parser rejects it). */
+static int too_deep_text(const char *p, size_t len, unsigned *line, unsigned *col) {
+  unsigned depth = 0, ln = 1, cl = 1;
+  for (size_t i = 0; i < len; i++, cl++) {
+    char c = p[i];
+    if (c == '\n') {
+      ln++;
+      cl = 0;
+    } else if (c == '"') { /* a string: up to the closing quote (\" escapes it) */
+      for (i++, cl++; i < len && p[i] != '"' && p[i] != '\n'; i++, cl++)
+        if (p[i] == '\\' && i + 1 < len && p[i + 1] != '\n')
+          i++, cl++;
+      if (i < len && p[i] == '\n')
+        ln++, cl = 0;
+    } else if (c == '/' && i + 1 < len && p[i + 1] == '/') {
+      while (i + 1 < len && p[i + 1] != '\n')
+        i++;
+    } else if (c == '{' || c == '(' || c == '[' || c == '<') {
+      if (++depth > SGM_MAX_DEPTH) {
+        *line = ln;
+        *col = cl;
+        return 1;
+      }
+    } else if ((c == '}' || c == ')' || c == ']' || (c == '>' && (i == 0 || p[i - 1] != '-'))) &&
+               depth) {
+      depth--;
+    }
+  }
+  return 0;
+}
+
+/* The first op of block b or of a later block of region r, or of a later
+ * region of r's op; null when there is none. */
+static MlirOperation first_op_from(MlirRegion r, MlirBlock b) {
+  for (;;) {
+    for (; !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      if (!mlirOperationIsNull(mlirBlockGetFirstOperation(b)))
+        return mlirBlockGetFirstOperation(b);
+    if (mlirRegionIsNull(r = mlirRegionGetNextInOperation(r)))
+      return (MlirOperation){NULL};
+    b = mlirRegionGetFirstBlock(r);
+  }
+}
+
+/* The first op of root nested more than SGM_MAX_DEPTH ops deep, or null: a
+ * walk in constant stack space (parent and sibling links, no recursion). */
+static MlirOperation too_deep_module(MlirOperation root) {
+  MlirOperation op = root;
+  unsigned depth = 0;
+  for (;;) {
+    MlirRegion r = mlirOperationGetFirstRegion(op);
+    MlirOperation child = mlirRegionIsNull(r) ? (MlirOperation){NULL}
+                                              : first_op_from(r, mlirRegionGetFirstBlock(r));
+    if (!mlirOperationIsNull(child)) { /* down */
+      op = child;
+      if (++depth > SGM_MAX_DEPTH)
+        return op;
+      continue;
+    }
+    for (;;) { /* across, or up until there is a next op */
+      if (mlirOperationEqual(op, root))
+        return (MlirOperation){NULL};
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      if (mlirOperationIsNull(next)) {
+        MlirBlock b = mlirOperationGetBlock(op);
+        next = first_op_from(mlirBlockGetParentRegion(b), mlirBlockGetNextInRegion(b));
+      }
+      if (!mlirOperationIsNull(next)) {
+        op = next;
+        break;
+      }
+      op = mlirOperationGetParentOperation(op);
+      depth--;
+    }
+  }
 }
 
 /* compile_module with MLIR's diagnostics already captured. */
@@ -95,6 +185,14 @@ sg_status sg_mlir_compile_module(MlirModule module, const sg_mlir_options *opts,
   memset(report, 0, sizeof *report);
   if (mlirModuleIsNull(module))
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_mlir_compile_module: null module");
+  MlirOperation deep = too_deep_module(mlirModuleGetOperation(module));
+  if (!mlirOperationIsNull(deep)) {
+    char where[512];
+    sgm_location_format(mlirOperationGetLocation(deep), NULL, where, sizeof where);
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s: ops nested more than %d deep: softgen "
+                       "takes modules of at most %d levels (MLIR's walks recurse per level)",
+                       where, SGM_MAX_DEPTH, SGM_MAX_DEPTH);
+  }
   sgm_capture cap;
   sgm_capture_begin(&cap, mlirModuleGetContext(module), diag, NULL);
   sg_status st = compile(module, opts, report, NULL, diag);
@@ -138,6 +236,12 @@ sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
   if (!report || (!text && len))
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_mlir_compile_text: null argument");
   memset(report, 0, sizeof *report);
+  unsigned line, col;
+  if (too_deep_text(text, len, &line, &col))
+    return sg_diag_set(diag, SG_ERR_PARSE, "%s:%u:%u: nested more than %d levels deep ({, (, "
+                       "[, <): softgen takes MLIR text of at most %d levels (MLIR's parser "
+                       "recurses per level and would overflow the stack)",
+                       name ? name : "<mlir>", line, col, SGM_MAX_DEPTH, SGM_MAX_DEPTH);
   MlirDialectRegistry reg = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(reg);
   MlirContext ctx = mlirContextCreateWithRegistry(reg, false);

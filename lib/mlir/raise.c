@@ -6,7 +6,8 @@
  * decomposition (transform.structured.decompose_interface) emit it, for a
  * reduced dim d of rank-R values ("red" maps drop d or hold 0 at it):
  *
- *   mx = generic {[id, red], d reduction} ins(x) outs(fill(-inf | NaN)) { maxnumf | maximumf }
+ *   mx = generic {[id, red], d reduction} ins(x) outs(fill(I)) { maxnumf | maximumf }
+ *        (I: -inf or the type's lowest finite value; NaN for maxnumf only)
  *   e  = generic {[id, red, id], parallel} ins(x, mx) { exp(subf(x, mx)) }
  *        (or sub = generic { subf } and e = generic {[id, id]} ins(sub) { exp })
  *   s  = generic {[id, red], d reduction} ins(e) outs(fill(0)) { addf }
@@ -15,6 +16,7 @@
  * becomes y = linalg.softmax dimension(d) ins(x) outs(init). Every
  * intermediate value must have no use outside the chain; anything else
  * (casts, other bodies, memref forms) is left as it is. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,19 +123,32 @@ static int generic_is(MlirOperation g, const char *maps, int rank, int d, int re
   return 1;
 }
 
-/* Is v the result of a linalg.fill of a float constant that ok() accepts? */
-static int filled(MlirValue v, int (*ok)(double)) {
+/* Is v the result of a linalg.fill of a float constant (its attribute into
+ * *a), used once? */
+static int filled(MlirValue v, MlirAttribute *a) {
   MlirOperation f = producer(v);
   if (!named(f, "linalg.fill") || uses(v) != 1 || mlirOperationGetNumOperands(f) != 2)
     return 0;
   MlirOperation c = producer(mlirOperationGetOperand(f, 0));
   if (!named(c, "arith.constant"))
     return 0;
-  MlirAttribute a = mlirOperationGetAttributeByName(c, sgm_str("value"));
-  return !mlirAttributeIsNull(a) && mlirAttributeIsAFloat(a) && ok(mlirFloatAttrGetValueDouble(a));
+  *a = mlirOperationGetAttributeByName(c, sgm_str("value"));
+  return !mlirAttributeIsNull(*a) && mlirAttributeIsAFloat(*a);
 }
-static int lowest(double v) { return isnan(v) || v <= -3.0e38; }
-static int zero(double v) { return v == 0.0; }
+static int zero(MlirAttribute a) { return mlirFloatAttrGetValueDouble(a) == 0.0; }
+
+/* Is a the initial value of a max that softmax may start from: -inf, or the
+ * lowest finite value of its type (a row of -inf then reduces to it instead,
+ * and exp(-inf - lowest) = 0 gives the same NaN row as -inf - -inf); NaN for
+ * maxnumf only, which skips it. maximumf(NaN, x) is NaN: such a chain gives
+ * NaN rows whatever x holds and is no softmax. */
+static int max_identity(MlirAttribute a, int maxnum) {
+  double v = mlirFloatAttrGetValueDouble(a);
+  MlirType t = mlirAttributeGetType(a);
+  double lowest = mlirTypeIsAF16(t) ? -65504.0 : mlirTypeIsABF16(t) ? -0x1.fep127
+                  : mlirTypeIsAF32(t) ? -0x1.fffffep127 : mlirTypeIsAF64(t) ? -DBL_MAX : -INFINITY;
+  return isnan(v) ? maxnum : v == -INFINITY || v == lowest;
+}
 
 /* One-op body computing name(arg a, arg b) (either order when commutative). */
 static int binary_body(MlirOperation g, const char *name, const char *alt, int commutative) {
@@ -161,12 +176,13 @@ static int match(MlirOperation div, chain *c) {
     return 0;
   int rank = (int)mlirShapedTypeGetRank(t);
   MlirValue e = mlirOperationGetOperand(div, 0), s = mlirOperationGetOperand(div, 1);
+  MlirAttribute init;
   MlirOperation sum = producer(s), ex = producer(e);
   for (int d = 0; d < rank && !c->dim; d++) {
     if (!generic_is(div, "iri", rank, d, 0) || !binary_body(div, "arith.divf", NULL, 0) ||
         !generic_is(sum, "ir", rank, d, 1) || !binary_body(sum, "arith.addf", NULL, 1) ||
         !mlirValueEqual(mlirOperationGetOperand(sum, 0), e) || uses(s) != 1 || uses(e) != 2 ||
-        !filled(mlirOperationGetOperand(sum, 1), zero))
+        !filled(mlirOperationGetOperand(sum, 1), &init) || !zero(init))
       continue;
     MlirOperation body_ops[2], sub = {NULL};
     MlirValue x, mx;
@@ -191,7 +207,8 @@ static int match(MlirOperation div, chain *c) {
     if (uses(mx) != 1 || !generic_is(max, "ir", rank, d, 1) ||
         !binary_body(max, "arith.maxnumf", "arith.maximumf", 1) ||
         !mlirValueEqual(mlirOperationGetOperand(max, 0), x) ||
-        !filled(mlirOperationGetOperand(max, 1), lowest) ||
+        !filled(mlirOperationGetOperand(max, 1), &init) ||
+        !max_identity(init, binary_body(max, "arith.maxnumf", NULL, 1)) ||
         !mlirTypeEqual(mlirValueGetType(x), t))
       continue;
     MlirOperation chain_ops[7] = {div, sum, producer(mlirOperationGetOperand(sum, 1)), ex, sub, max,

@@ -178,9 +178,10 @@ static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(cx->ctx, "uniform-work-group-size", 23, "true", 4));
   /* IEEE mode off (gfx9 to gfx11; gfx12 has no such mode bit): v_max_f32
-   * then needs no quieting v_max_f32 x, x before each maxnum, and the DPP
-   * moves of the max butterfly fuse into v_max_f32_dpp. maxnum's result is
-   * the same for quiet NaNs; only signalling NaNs stay unquieted. */
+   * then needs no quieting v_max_f32 x, x of its operands. The max is
+   * llvm.maximum (NaN-propagating, codegen/reduce.c): before gfx950 that is
+   * v_max_f32 with v_cmp_o_f32 selecting a NaN, whose result does not depend
+   * on the mode. */
   if (strncmp(cx->plan->arch, "gfx12", 5) != 0)
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(cx->ctx, "amdgpu-ieee", 11, "false", 5));

@@ -24,8 +24,10 @@
  *    tiles once per reduction and once for the writes, re-reading the row
  *    (stream_long_rows), where a GPU would need a cluster.
  *  - exp2 and log2 are polynomials in IR (Cephes' exp2f on [-1/2, 1/2]; an
- *    atanh series for log), vectorised like the rest: the code object calls
- *    no libm and has no undefined symbols.
+ *    atanh series for log), vectorised like the rest, and f16 / bf16 are
+ *    converted in IR where the arch has no instruction (to_f32, from_f32):
+ *    the code object calls no library function (no libm, no compiler-rt)
+ *    and has no undefined symbols on any --arch (test/Host/no-undefined.test).
  *  - entry point, one ABI for every template (finish_kernel):
  *        void kernel(void **params, uint32_t block, uint32_t blocks)
  *    params[i] points at the 8-byte value of the metadata's i-th "arg" line,
@@ -160,28 +162,39 @@ static LLVMValueRef fma_(sgc_ctx *cx, LLVMValueRef a, LLVMValueRef b, LLVMValueR
   return sgc_intrinsic(cx, "llvm.fmuladd", LLVMTypeOf(a), args, 3);
 }
 
-/* 2^x: n = floor(x) (x clamped to [-127, 128], NaN kept), 2^(x - n) =
- * sqrt(2) * 2^f with f = x - n - 1/2 by Cephes' exp2f polynomial (relative
- * error about 2e-7), times 2^n built in the exponent bits (n = -127 gives 0,
- * 128 gives inf). */
+/* 2^x: n = floor(x) (x clamped to [-151, 128], NaN kept; floor as the
+ * truncation fptosi makes, minus 1 where that is above x: llvm.floor would be
+ * a call of libm's floorf on CPUs without SSE4.1), 2^(x - n) = sqrt(2) * 2^f
+ * with f = x - n - 1/2 by Cephes' exp2f polynomial (relative error about
+ * 2e-7), times 2^n as two factors 2^(n >> 1) and 2^(n - (n >> 1)), each a
+ * normal float built in the exponent bits: the last product rounds once, to a
+ * subnormal for x in [-149, -126) as IEEE arithmetic does (2^n alone would
+ * stop at 2^-126), to 0 below 2^-150, to inf at 128. */
 static LLVMValueRef exp2_poly(sgc_ctx *cx, LLVMValueRef x) {
   static const double P[] = {1.535336188319500e-4, 1.339887440266574e-3, 9.618437357674640e-3,
                              5.550332471162809e-2, 2.402264791363012e-1, 6.931472028550421e-1};
   LLVMBuilderRef b = cx->b;
-  LLVMValueRef lo = like(cx, x, 0, -127.0), hi = like(cx, x, 0, 128.0);
+  LLVMTypeRef ft = LLVMTypeOf(x), it = int_like(cx, x);
+  LLVMValueRef lo = like(cx, x, 0, -151.0), hi = like(cx, x, 0, 128.0);
   LLVMValueRef xc = pick(cx, LLVMRealOGT, x, lo, x, lo); /* NaN -> lo: no poison below */
   xc = pick(cx, LLVMRealOLT, xc, hi, xc, hi);
-  LLVMValueRef n = sgc_intrinsic(cx, "llvm.floor", LLVMTypeOf(x), &xc, 1);
+  LLVMValueRef t = LLVMBuildFPToSI(b, xc, it, "");
+  LLVMValueRef above = LLVMBuildFCmp(b, LLVMRealOGT, LLVMBuildSIToFP(b, t, ft, ""), xc, "");
+  LLVMValueRef ni = LLVMBuildSub(b, t, LLVMBuildZExt(b, above, it, ""), "floor");
+  LLVMValueRef n = LLVMBuildSIToFP(b, ni, ft, "");
   LLVMValueRef f = LLVMBuildFSub(b, LLVMBuildFSub(b, xc, n, ""), like(cx, x, 0, 0.5), "");
   LLVMValueRef p = like(cx, x, 0, P[0]);
   for (int i = 1; i < 6; i++)
     p = fma_(cx, p, f, like(cx, x, 0, P[i]));
   LLVMValueRef r = fma_(cx, f, p, like(cx, x, 0, 1.0));
   r = LLVMBuildFMul(b, r, like(cx, x, 0, 1.4142135623730951), "");
-  LLVMValueRef ni = LLVMBuildFPToSI(b, n, int_like(cx, x), "");
-  LLVMValueRef bits = LLVMBuildShl(b, LLVMBuildAdd(b, ni, like(cx, x, 1, 127), ""),
-                                   like(cx, x, 1, 23), "");
-  r = LLVMBuildFMul(b, r, LLVMBuildBitCast(b, bits, LLVMTypeOf(x), ""), "exp2");
+  LLVMValueRef half = LLVMBuildAShr(b, ni, like(cx, x, 1, 1), "");
+  LLVMValueRef k[2] = {half, LLVMBuildSub(b, ni, half, "")};
+  for (int i = 0; i < 2; i++) {
+    LLVMValueRef bits = LLVMBuildShl(b, LLVMBuildAdd(b, k[i], like(cx, x, 1, 127), ""),
+                                     like(cx, x, 1, 23), "");
+    r = LLVMBuildFMul(b, r, LLVMBuildBitCast(b, bits, ft, ""), i ? "exp2" : "");
+  }
   return pick(cx, LLVMRealUNO, x, x, x, r);
 }
 
@@ -217,6 +230,136 @@ static LLVMValueRef log2_poly(sgc_ctx *cx, LLVMValueRef x) {
   r = pick(cx, LLVMRealOEQ, x, like(cx, x, 0, INFINITY), x, r);
   r = pick(cx, LLVMRealULT, x, like(cx, x, 0, 0.0), like(cx, x, 0, NAN), r); /* x < 0, NaN */
   return pick(cx, LLVMRealOEQ, x, like(cx, x, 0, 0.0), like(cx, x, 0, -INFINITY), r);
+}
+
+/* f32 <-> f16 / bf16 for loads and stores (to_f32, from_f32). fpext and
+ * fptrunc are instructions where the CPU has them (F16C on x86-64, from
+ * x86-64-v3; FCVT on AArch64) and calls of compiler-rt's __extendhfsf2,
+ * __truncsfhf2 and __truncsfbf2 elsewhere, which a code object that links
+ * with --no-undefined and an in-process JIT cannot resolve: those are built
+ * here from integer operations, vectorised like the rest. bf16 narrowing is
+ * always built here: AVX512-BF16's VCVTNEPS2BF16 flushes subnormals to 0, and
+ * the rounding is four integer operations on the bits (widening bf16 is a
+ * shift). */
+static int is_arm(void) { return strncmp(host_triple, "aarch64", 7) == 0; }
+static int f16_instructions(const char *arch) {
+  if (is_arm())
+    return 1;
+  if (!is_x86)
+    return 0;
+  return native(arch) ? has_feature("+f16c")
+                      : strcmp(arch, "x86-64-v3") == 0 || strcmp(arch, "x86-64-v4") == 0;
+}
+/* The type elem shaped like t (a scalar, or a vector of t's lanes). */
+static LLVMTypeRef shaped(LLVMTypeRef t, LLVMTypeRef elem) {
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(elem, LLVMGetVectorSize(t))
+                                                   : elem;
+}
+/* An integer constant of type t (iN or <n x iN>). */
+static LLVMValueRef iconst(LLVMTypeRef t, unsigned long long value) {
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+    return LLVMConstInt(t, value, 0);
+  LLVMValueRef e[64], s = LLVMConstInt(LLVMGetElementType(t), value, 0);
+  unsigned n = LLVMGetVectorSize(t);
+  for (unsigned i = 0; i < n; i++)
+    e[i] = s;
+  return LLVMConstVector(e, n);
+}
+static LLVMValueRef isel(sgc_ctx *cx, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b,
+                         LLVMValueRef then, LLVMValueRef other) {
+  return LLVMBuildSelect(cx->b, LLVMBuildICmp(cx->b, p, a, b, ""), then, other, "");
+}
+
+/* half bits -> f32 bits, exactly: normals rebias the exponent; subnormals
+ * (and zero) as (2^-14 + m 2^-24) - 2^-14, both terms normal f32; infinities
+ * and NaNs keep an all-ones exponent (and the payload). */
+static LLVMValueRef half_to_f32(sgc_ctx *cx, LLVMValueRef v) {
+  LLVMBuilderRef b = cx->b;
+  LLVMTypeRef it = shaped(LLVMTypeOf(v), cx->i32), ft = shaped(LLVMTypeOf(v), cx->f32);
+  LLVMTypeRef ht = shaped(LLVMTypeOf(v), LLVMInt16TypeInContext(cx->ctx));
+  LLVMValueRef h = LLVMBuildZExt(b, LLVMBuildBitCast(b, v, ht, ""), it, "");
+  LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, h, iconst(it, 0x7fff), ""), iconst(it, 13), "");
+  LLVMValueRef e = LLVMBuildAnd(b, o, iconst(it, 0x0f800000), "");
+  LLVMValueRef normal = LLVMBuildAdd(b, o, iconst(it, 0x38000000), ""); /* (127 - 15) << 23 */
+  LLVMValueRef special = LLVMBuildAdd(b, o, iconst(it, 0x70000000), "");
+  LLVMValueRef magic = LLVMBuildBitCast(b, iconst(it, 0x38800000), ft, ""); /* 2^-14 */
+  LLVMValueRef sub = LLVMBuildFSub(
+      b, LLVMBuildBitCast(b, LLVMBuildAdd(b, o, iconst(it, 0x38800000), ""), ft, ""), magic, "");
+  LLVMValueRef r = isel(cx, LLVMIntEQ, e, iconst(it, 0), LLVMBuildBitCast(b, sub, it, ""),
+                        isel(cx, LLVMIntEQ, e, iconst(it, 0x0f800000), special, normal));
+  LLVMValueRef sign =
+      LLVMBuildShl(b, LLVMBuildAnd(b, h, iconst(it, 0x8000), ""), iconst(it, 16), "");
+  return LLVMBuildBitCast(b, LLVMBuildOr(b, r, sign, ""), ft, "x.f32");
+}
+
+/* f32 -> half bits, to nearest even: |x| >= 2^16 (rounds past 65504) gives
+ * inf, a NaN the quiet NaN 0x7e00; |x| < 2^-14 (subnormal halves) is rounded
+ * by adding 1/2, whose ulp is the half's smallest subnormal; normals round
+ * their 13 dropped bits, a carry moving into the exponent (up to inf). The
+ * sign is copied. */
+static LLVMValueRef f32_to_half(sgc_ctx *cx, LLVMValueRef v, LLVMTypeRef t) {
+  LLVMBuilderRef b = cx->b;
+  LLVMTypeRef it = shaped(t, cx->i32), ft = shaped(t, cx->f32);
+  LLVMValueRef bits = LLVMBuildBitCast(b, v, it, "");
+  LLVMValueRef sign = LLVMBuildAnd(b, bits, iconst(it, 0x80000000u), "");
+  LLVMValueRef a = LLVMBuildXor(b, bits, sign, "");
+  LLVMValueRef big = isel(cx, LLVMIntUGT, a, iconst(it, 0x7f800000), iconst(it, 0x7e00),
+                          iconst(it, 0x7c00));
+  LLVMValueRef half = LLVMBuildBitCast(b, iconst(it, 0x3f000000), ft, "");
+  LLVMValueRef small = LLVMBuildSub(
+      b, LLVMBuildBitCast(b, LLVMBuildFAdd(b, LLVMBuildBitCast(b, a, ft, ""), half, ""), it, ""),
+      iconst(it, 0x3f000000), "");
+  LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, a, iconst(it, 13), ""), iconst(it, 1), "");
+  LLVMValueRef normal = LLVMBuildAdd(b, LLVMBuildAdd(b, a, iconst(it, 0xc8000fffu), ""), odd, "");
+  normal = LLVMBuildLShr(b, normal, iconst(it, 13), ""); /* (15 - 127) << 23, + 0xfff + odd */
+  LLVMValueRef r = isel(cx, LLVMIntUGE, a, iconst(it, 0x47800000), big,
+                        isel(cx, LLVMIntULT, a, iconst(it, 0x38800000), small, normal));
+  r = LLVMBuildOr(b, r, LLVMBuildLShr(b, sign, iconst(it, 16), ""), "");
+  LLVMValueRef h = LLVMBuildTrunc(b, r, shaped(t, LLVMInt16TypeInContext(cx->ctx)), "");
+  return LLVMBuildBitCast(b, h, t, "");
+}
+
+/* bf16 bits -> f32: the bits are the f32's upper half. */
+static LLVMValueRef bf16_to_f32(sgc_ctx *cx, LLVMValueRef v) {
+  LLVMBuilderRef b = cx->b;
+  LLVMTypeRef it = shaped(LLVMTypeOf(v), cx->i32);
+  LLVMTypeRef ht = shaped(LLVMTypeOf(v), LLVMInt16TypeInContext(cx->ctx));
+  LLVMValueRef h = LLVMBuildBitCast(b, v, ht, "");
+  LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, h, it, ""), iconst(it, 16), "");
+  return LLVMBuildBitCast(b, w, shaped(LLVMTypeOf(v), cx->f32), "x.f32");
+}
+
+/* f32 -> bf16, to nearest even on the bits (subnormals kept, a carry moves
+ * into the exponent, up to inf); a NaN stays a NaN, made quiet. */
+static LLVMValueRef f32_to_bf16(sgc_ctx *cx, LLVMValueRef v, LLVMTypeRef t) {
+  LLVMBuilderRef b = cx->b;
+  LLVMTypeRef it = shaped(t, cx->i32);
+  LLVMValueRef bits = LLVMBuildBitCast(b, v, it, "");
+  LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, iconst(it, 16), ""), iconst(it, 1), "");
+  LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildAdd(b, bits, iconst(it, 0x7fff), ""), odd, "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, v, v, ""),
+                      LLVMBuildOr(b, bits, iconst(it, 0x00400000), ""), r, "");
+  LLVMValueRef h = LLVMBuildTrunc(b, LLVMBuildLShr(b, r, iconst(it, 16), ""),
+                                  shaped(t, LLVMInt16TypeInContext(cx->ctx)), "");
+  return LLVMBuildBitCast(b, h, t, "");
+}
+
+static LLVMValueRef to_f32(sgc_ctx *cx, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMTypeRef e = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+  if (LLVMGetTypeKind(e) == LLVMBFloatTypeKind)
+    return bf16_to_f32(cx, v);
+  if (f16_instructions(cx->plan->arch))
+    return LLVMBuildFPExt(cx->b, v, shaped(t, cx->f32), "");
+  return half_to_f32(cx, v);
+}
+static LLVMValueRef from_f32(sgc_ctx *cx, LLVMValueRef v, LLVMTypeRef t) {
+  LLVMTypeRef e = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+  if (LLVMGetTypeKind(e) == LLVMBFloatTypeKind)
+    return f32_to_bf16(cx, v, t);
+  if (f16_instructions(cx->plan->arch))
+    return LLVMBuildFPTrunc(cx->b, v, t, "");
+  return f32_to_half(cx, v, t);
 }
 
 static void cpu_attributes(sgc_ctx *cx, LLVMValueRef fn) {
@@ -339,6 +482,8 @@ const sg_target_info sg_target_host = {
     .barrier = barrier,
     .exp2 = exp2_poly,
     .log2 = log2_poly,
+    .to_f32 = to_f32,
+    .from_f32 = from_f32,
     .assemble_from_object = 1,
     .assemble = assemble,
     .link_shared = link_shared,

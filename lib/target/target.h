@@ -65,6 +65,13 @@ typedef struct sg_target_info {
   void (*barrier)(struct sgc_ctx *cx);
   LLVMValueRef (*exp2)(struct sgc_ctx *cx, LLVMValueRef v);
   LLVMValueRef (*log2)(struct sgc_ctx *cx, LLVMValueRef v); /* f32 scalar or vector */
+  /* Conversions of loaded and stored elements (NULL: fpext / fptrunc, which the
+   * GPU backends lower to instructions): to_f32 widens v (half or bfloat, scalar
+   * or vector) to f32 of the same shape; from_f32 rounds v (f32) to the type t
+   * (half or bfloat of v's shape) to nearest even. The host builds them in IR
+   * where the CPU has no instruction, so that its code calls no library function. */
+  LLVMValueRef (*to_f32)(struct sgc_ctx *cx, LLVMValueRef v);
+  LLVMValueRef (*from_f32)(struct sgc_ctx *cx, LLVMValueRef v, LLVMTypeRef t);
 
   /* 1: assemble() receives the backend's object file instead of its assembly. */
   int assemble_from_object;

@@ -1,6 +1,7 @@
 /* parse.c - template text -> typed op list (template/template.h).
  *
- * Grammar (newlines are plain whitespace, '#' starts a comment):
+ * Grammar (newlines are plain whitespace, '#' starts a comment; at least one
+ * parameter is an 'out' tensor, each written):
  *   template := 'kernel' NAME '(' param { ',' param } ')' { stmt }
  *   param    := NAME ':' ('in' | 'out') '[' DIM { ',' DIM } ']' ELEM
  *             | NAME ':' ('f32' | 'i64')             a scalar passed at launch
@@ -506,6 +507,7 @@ static sg_status parse_template(parser *ps) {
   if (!sgl_is_ident(&ps->lx, "kernel"))
     return describe_token(ps, "'kernel'");
   sgl_next(&ps->lx);
+  int kline = ps->lx.tok.line, kcol = ps->lx.tok.col;
   if ((st = expect_name(ps, "a kernel name", t->name)) || (st = expect_punct(ps, '(')))
     return st;
   for (;;) {
@@ -520,6 +522,10 @@ static sg_status parse_template(parser *ps) {
   int out = 0; /* inputs whose first dim is not the (first) output's rows repeat their rows */
   while (out < t->ntensors && !t->tensors[out].is_output)
     out++;
+  if (out == t->ntensors) /* the output's [ROWS, COLS] is the kernel's shape (and grid) */
+    return ERR_AT(ps, kline, kcol, "kernel '%s' has no output tensor: a kernel writes at least "
+                  "one 'out' tensor of shape [ROWS, COLS] (e.g. y: out[M, N] T), whose rows and "
+                  "columns it runs over", t->name);
   for (int i = 0; out < t->ntensors && i < t->ntensors; i++)
     t->tensors[i].repeat = !t->tensors[i].is_output && t->tensors[i].shape.ndims > 0 &&
                            t->tensors[out].shape.ndims > 0 &&

@@ -5,7 +5,7 @@
  * on its host backend, so a numerical regression in the shared codegen fails
  * here.
  *
- *   softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] [-C TEXT]
+ *   softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] [-C TEXT] [--arch ARCH]
  *     default:   each kernel compiled in-process (sg_jit_create) and registered
  *                with sgrt_kernel_load_host
  *     --via-so:  each kernel linked into a shared library (SG_EMIT_SHARED) and
@@ -17,12 +17,15 @@
  *     -C TEXT:   constraints every kernel is resolved with (e.g.
  *                'PipelineConstraint(online=1)': tiled rows reduce max and sum
  *                in one online pass)
+ *     --arch:    the host arch kernels are built for (default native; e.g.
+ *                x86-64: no F16C, no SSE4.1), which this CPU must run
  *
  * Kernels: softmax, log_softmax, softmax_backward, log_softmax_backward x f32,
  * f16, bf16 x N (1, odd, short, tiled long rows, vector widths down to 1).
  * Launches per kernel, the cases of test/gpu/suite.py:
  *   rows     M = 37, the row kinds of suite.py in turn: normal, large, equal,
- *            all -inf, one +inf, one NaN, half -inf, one finite, near max, tiny
+ *            all -inf, one +inf, one NaN, half -inf, one finite, near max, tiny,
+ *            subnormal (one 0, the rest where exp(x) is a subnormal of the dtype)
  *            (backward templates: y = the forward of those rows, dy normal)
  *   strided  M = 23, rows 3 vectors further apart than N; input padding NaN
  *   large M  M = 3001 (N <= 1027), on 3 CPU threads
@@ -41,7 +44,10 @@
  * max(TOL, 2 x the dtype's rounding floor + a bound of the f32 arithmetic),
  * TOL f32 1e-5, f16 1e-3, bf16 1e-2; softmax row sums within 1e-3 (16-bit: of
  * the rounded reference's sum, plus an ulp at 0.5); 4 KiB guards around the
- * output and the gaps between strided rows unchanged; inputs unchanged.
+ * output and the gaps between strided rows unchanged; inputs unchanged; where
+ * the reference rounded to the dtype is a subnormal, the output is within one
+ * subnormal step plus the element's arithmetic bound, and nonzero where the
+ * reference is at least the smallest subnormal (no flush to 0).
  * Prints "ok - ..." / "not ok - ..." per kernel and "N passed, N failed" last;
  * exits 1 when a kernel failed. */
 #define _POSIX_C_SOURCE 200809L
@@ -57,13 +63,13 @@
 #include "../../tools/common/host_elems.h"
 
 #define GUARD 4096
-#define KINDS 10
+#define KINDS 11
 #define EPS32 (1.0 / 16777216.0)
 #define APPROX (1.0 / 2097152.0) /* exp2 / log2 polynomials, with margin */
 
 static const char *const kind_names[KINDS] = {"normal", "large", "equal", "all_-inf", "one_+inf",
                                               "one_nan", "half_-inf", "one_finite", "near_max",
-                                              "tiny"};
+                                              "tiny", "subnormal"};
 
 typedef struct kernel {
   const char *tpl;
@@ -84,6 +90,7 @@ typedef struct verdict {
 
 static sgrt_runtime *rt;
 static const char *constraints; /* -C TEXT, or NULL */
+static const char *arch;        /* --arch ARCH, or NULL (native) */
 static sg_rng rng = {0x9e3779b97f4a7c15ull};
 
 __attribute__((format(printf, 2, 3))) static void fail(verdict *v, const char *fmt, ...) {
@@ -100,6 +107,7 @@ static double round_to(double x, sg_dtype dt) {
   sg_host_put(b, 0, dt, (float)x);
   return sg_host_get(b, 0, dt);
 }
+static double dtype_min_normal(sg_dtype dt) { return dt == SG_DTYPE_F16 ? 0x1p-14 : 0x1p-126; }
 static double dtype_max(sg_dtype dt) {
   return dt == SG_DTYPE_F32 ? 3.4028234663852886e38 : dt == SG_DTYPE_F16 ? 65504.0 : 3.3895313892515355e38;
 }
@@ -131,6 +139,11 @@ static void make_row(double *x, int64_t n, int k, int64_t r, sg_dtype dt) {
       break;
     case 9:
       v *= 1e-4;
+      break;
+    case 10: /* exp(x - max) spans the dtype's subnormals (f32, bf16: 2^-149 to
+              * 2^-126, x in [-103.3, -87.3]; f16: 2^-24 to 2^-14, x in [-16.6, -9.7]) */
+      v = c == r % n ? 0 : dt == SG_DTYPE_F16 ? -9 - 8 * sg_rng_uniform(&rng)
+                                              : -86 - 19 * sg_rng_uniform(&rng);
       break;
     }
     x[c] = round_to(v, dt);
@@ -306,6 +319,16 @@ static void check(kernel *K, launch *L, verdict *v) {
       }
       if (isinf(rr))
         continue;
+      if (rr != 0 && fabs(rr) < dtype_min_normal(K->dt)) { /* the dtype's subnormals: kept */
+        double q = dtype_min_normal(K->dt) * (K->dt == SG_DTYPE_F32   ? 0x1p-23
+                                              : K->dt == SG_DTYPE_F16 ? 0x1p-10
+                                                                      : 0x1p-7);
+        double a = q + 2 * allowance(K, in0, in1, ref, c, terms, gamma) + tol0 * fabs(ref[c]);
+        /* below q (the smallest subnormal), 0 may be the right rounding */
+        if ((y == 0 && fabs(ref[c]) >= q) || !(fabs(y - ref[c]) <= a))
+          fail(v, "subnormal: %s row %lld col %lld: output %g, reference %g (within %g)",
+               kind_names[r % KINDS], (long long)r, (long long)c, y, ref[c], a);
+      }
       finite = 1;
       num += (y - ref[c]) * (y - ref[c]);
       den += ref[c] * ref[c];
@@ -393,7 +416,7 @@ static sg_status build(kernel *K, const char *dir, int via_so, sg_diag *d) {
   sg_plan *plan = NULL;
   sg_module *m = NULL;
   sg_buffer so = {0};
-  sg_problem p = {.n = K->n, .dtype = K->dt, .target = "host", .layout = K->layout};
+  sg_problem p = {.n = K->n, .dtype = K->dt, .target = "host", .arch = arch, .layout = K->layout};
   sg_constraints *c = NULL;
   sg_status st = sg_template_load(path, &t, d);
   if (!st && constraints && !(st = sg_constraints_create(&c, d)))
@@ -535,12 +558,14 @@ int main(int argc, char **argv) {
       inner = 1;
     else if (strcmp(argv[i], "-C") == 0 && i + 1 < argc)
       constraints = argv[++i];
+    else if (strcmp(argv[i], "--arch") == 0 && i + 1 < argc)
+      arch = argv[++i];
     else
       dir = argv[i];
   }
   if (!dir) {
     fprintf(stderr, "usage: softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] "
-            "[-C TEXT]\n");
+            "[-C TEXT] [--arch ARCH]\n");
     return 2;
   }
   sg_diag d;

@@ -121,6 +121,46 @@ int main(void) {
     free(heap);
   }
 
+  /* nesting: a module 300 ops deep, built through the API (not parsed), is
+   * refused before anything walks it; beside a softmax (in the implicit top
+   * module, level 0), modules nested 256 deep with a sibling at every level
+   * (the walk goes down, across and all the way back up to the softmax after
+   * them) are fine */
+  MlirLocation loc = mlirLocationUnknownGet(ctx);
+  MlirModule deep = mlirModuleCreateEmpty(loc);
+  MlirBlock body = mlirModuleGetBody(deep);
+  for (int i = 1; i < 300; i++) {
+    MlirModule inner = mlirModuleCreateEmpty(loc);
+    mlirBlockAppendOwnedOperation(body, mlirModuleGetOperation(inner));
+    body = mlirModuleGetBody(inner);
+  }
+  st = sg_mlir_compile_module(deep, &o, &r, &d);
+  check(st == SG_ERR_UNSUPPORTED && strstr(d.message, "ops nested more than 256 deep") != NULL,
+        "a module 300 ops deep is refused before it is walked");
+  if (st != SG_ERR_UNSUPPORTED)
+    printf("# %s\n", d.message);
+  sg_mlir_report_free(&r);
+  mlirModuleDestroy(deep);
+  size_t cap = 1 << 16, len = 0;
+  char *text = malloc(cap);
+  if (text) {
+    for (int i = 0; i < 255; i++) /* levels 1 to 255; the sibling of the last, 256 */
+      len += (size_t)snprintf(text + len, cap - len, "module {\nmodule {}\n");
+    for (int i = 0; i < 255; i++)
+      len += (size_t)snprintf(text + len, cap - len, "}\n");
+    len += (size_t)snprintf(text + len, cap - len, "%s", src);
+    MlirModule wide = mlirModuleCreateParse(ctx, mlirStringRefCreate(text, len));
+    st = mlirModuleIsNull(wide) ? SG_ERR_PARSE : sg_mlir_compile_module(wide, &o, &r, &d);
+    check(st == SG_OK && r.nops == 2 && r.ncompiled == 1,
+          "modules nested 256 deep beside a softmax: walked, the softmax compiled");
+    if (st)
+      printf("# %s\n", d.message);
+    sg_mlir_report_free(&r);
+    if (!mlirModuleIsNull(wide))
+      mlirModuleDestroy(wide);
+    free(text);
+  }
+
   printf("%d passed, %d failed\n", passes, failures);
   mlirOperationPrint(mlirModuleGetOperation(m), put, stdout);
   printf("\n");
