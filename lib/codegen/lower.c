@@ -1055,7 +1055,7 @@ sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out,
   m->ctx = LLVMContextCreate();
   m->mod = LLVMModuleCreateWithNameInContext(plan->kernel_name, m->ctx);
   const sg_target_info *tg = plan->target;
-  tg->initialize();
+  sg_target_initialize(tg);
   LLVMSetTarget(m->mod, tg->triple);
   sg_status st = sg_target_set_data_layout(m, diag);
   if (st) {

@@ -55,11 +55,7 @@ static const char *archs[8] = {"native", NULL};
 static int is_x86;
 static int cross; /* SOFTGEN_HOST_TRIPLE names another machine: code for it, generic CPU */
 
-static void probe(void) {
-  static int done;
-  if (done)
-    return;
-  done = 1;
+static void probe(void) { /* once per process: target.c */
   const char *env = getenv("SOFTGEN_HOST_TRIPLE");
   cross = env && *env;
   if (cross) { /* e.g. aarch64-unknown-linux-gnu on an x86-64 build machine: no JIT there */

@@ -63,7 +63,7 @@ sg_status sg_jit_create(sg_module *m, sg_jit **out, sg_diag *diag) {
   sg_jit *j = calloc(1, sizeof *j);
   if (!j)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-  m->plan.target->initialize();
+  sg_target_initialize(m->plan.target);
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&j->jit, NULL); /* NULL: the default builder */
   if (err) {
     free(j);

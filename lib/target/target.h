@@ -121,6 +121,10 @@ typedef struct sg_target_info {
 /* The table for a target name ("nvptx", "amdgpu", "host"), or NULL. */
 const sg_target_info *sg_target_lookup(const char *name);
 
+/* Initializes t's LLVM backend, once per process (thread-safe); codegen and
+ * the JIT call it before they use the target. */
+void sg_target_initialize(const sg_target_info *t);
+
 /* Creates a target machine for the module's plan and sets its data layout. */
 sg_status sg_target_set_data_layout(struct sg_module *m, sg_diag *diag);
 
