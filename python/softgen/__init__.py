@@ -60,7 +60,7 @@ import struct
 import sys
 import threading
 
-from . import _cc, _host, _rt
+from . import _cc, _files, _host, _rt
 
 __all__ = ["load", "Kernel", "Error", "ArgumentError", "UnsupportedError", "softmax",
            "attention_softmax",
@@ -336,8 +336,7 @@ def _target_of(image, path):
     """The target a code object's metadata names, or None (the runtime then says why)."""
     try:
         if image is None:
-            with open(path, "rb") as f:
-                image = f.read()
+            image = _files.read_object(path, Error)
         return _meta_of(image).target.decode()
     except (OSError, Error):
         return None
@@ -453,14 +452,13 @@ class Kernel:
                                    "code object; compile(..., target='host', emit='shared') "
                                    "makes a shared library", "SG_ERR_UNSUPPORTED")
         if self._image is None:
-            with open(self._path, "rb") as f:
-                return f.read()
+            return _files.read_object(self._path, Error)
         return self._image
 
     def save(self, path):
-        """Writes the code object to path (e.g. for softgen-run or preload)."""
-        with open(path, "wb") as f:
-            f.write(self.image)
+        """Writes the code object to path (e.g. for softgen-run or preload) as the
+        CLI writes its outputs: complete or not at all (_files.write_atomic)."""
+        _files.write_atomic(path, self.image)
 
     def __call__(self, *inputs, out=None, stream=None, dim=None, **scalars):
         """Launches on inputs (in template order) into out (allocated like the first

@@ -42,7 +42,7 @@ inputs; other arrays need out=.
 import ctypes
 import os
 
-from . import _cc, _host, _rt
+from . import _cc, _files, _host, _rt
 from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _inner_view,
                _int_arg, _interface, _is_cupy, _is_torch, _raise, _runtime, _shape, _stats,
                _torch_name)
@@ -200,11 +200,6 @@ def preload(*paths, backend="auto"):
     number registered. Each file must be a regular file of at most 256 MiB (as
     softgen --inspect reads code objects); a FIFO or a device is refused with an
     Error naming it, without waiting on it."""
-    import stat  # here, not at the top: this reading is preload()'s alone
-    limit = 256 << 20  # SG_LIMIT_OBJECT of lib/support/io.h
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISSOCK, "a socket"))
     count = 0
     for p in paths:
         files = [p]
@@ -212,19 +207,7 @@ def preload(*paths, backend="auto"):
             files = [os.path.join(p, f) for f in sorted(os.listdir(p))
                      if f.endswith((".cubin", ".ptx", ".hsaco", ".so"))]
         for f in files:
-            # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then refuses it
-            with os.fdopen(os.open(f, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
-                info = os.fstat(fh.fileno())
-                if not stat.S_ISREG(info.st_mode):
-                    kind = next((k for test, k in kinds if test(info.st_mode)),
-                                "not a regular file")
-                    raise Error(f"{f}: a code object must be a regular file, not {kind}",
-                                "SG_ERR_IO")
-                if info.st_size > limit:
-                    raise Error(f"{f}: {info.st_size} bytes is over the 256 MiB limit for a "
-                                "code object", "SG_ERR_IO")
-                os.set_blocking(fh.fileno(), True)
-                image = fh.read(info.st_size)
+            image = _files.read_object(f, Error)
             k = Kernel(image, None, None, backend, eager=False)
             dt, out_dt = k.tensors[0][2], [t[2] for t in k.tensors if t[1]][0]
             key = (k.template, k.n, dt if out_dt == dt else (dt, out_dt), k.target, k.arch,
