@@ -13,6 +13,9 @@
 #          test/fuzz for FUZZ_SECONDS (test/fuzz/run.sh; a crash fails the stage)
 # It prints one "tests (STAGE): ..." line per stage and, last, the combined
 # "tests: N passed, N failed, N skipped" (a fuzz target counts as one test).
+# Every build uses Debian's python3 (PYTHON, package python3, with python3-numpy),
+# whatever python3 comes first on PATH; the lit suites fail, rather than skip, when
+# a feature that PACKAGES provides is missing (test/lit.cfg.py, SOFTGEN_TEST_OPTIONAL).
 # Environment: BUILD_DIR (default build), ASAN_BUILD_DIR (build-asan),
 # FUZZ_BUILD_DIR (build-fuzz), FUZZ_SECONDS (20), STAGES ("main asan fuzz"),
 # JOBS (default: number of cores).
@@ -24,7 +27,11 @@ FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 STAGES=${STAGES:-main asan fuzz}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-PACKAGES="cmake make gcc python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22"
+PYTHON=/usr/bin/python3
+# Everything the build and the test stages use beyond Debian 12's required packages:
+# pkgconf for test/Install's pkg-config consumer,
+# libclang-rt-22-dev for the fuzz stage's libFuzzer and sanitizer runtimes.
+PACKAGES="cmake make gcc pkgconf python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev"
 
 install_missing() {
   local missing=()
@@ -41,7 +48,7 @@ install_missing() {
 
 build() {
   install_missing
-  cmake -S . -B "$BUILD_DIR" -DSOFTGEN_WERROR=ON >/dev/null
+  cmake -S . -B "$BUILD_DIR" -DSOFTGEN_WERROR=ON -DPython3_EXECUTABLE="$PYTHON" >/dev/null
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
@@ -78,7 +85,8 @@ lit_stage() {
 # the runtime tests compile too); LLVM stays as installed.
 asan_stage() {
   local t0=$SECONDS
-  cmake -S . -B "$ASAN_BUILD_DIR" -DSOFTGEN_WERROR=ON -DSOFTGEN_SANITIZE=address,undefined >/dev/null
+  cmake -S . -B "$ASAN_BUILD_DIR" -DSOFTGEN_WERROR=ON -DSOFTGEN_SANITIZE=address,undefined \
+    -DPython3_EXECUTABLE="$PYTHON" >/dev/null
   cmake --build "$ASAN_BUILD_DIR" -j "$JOBS"
   echo "dev.sh: asan build took $((SECONDS - t0))s"
   lit_stage asan "$ASAN_BUILD_DIR" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -88,7 +96,8 @@ asan_stage() {
 # Bounded fuzzing: every libFuzzer target for FUZZ_SECONDS from the repo's seeds.
 fuzz_stage() {
   local log="$FUZZ_BUILD_DIR/fuzz.log" rc=0 t0=$SECONDS
-  cmake -S . -B "$FUZZ_BUILD_DIR" -DCMAKE_C_COMPILER=clang-22 -DSOFTGEN_FUZZ=ON >/dev/null
+  cmake -S . -B "$FUZZ_BUILD_DIR" -DCMAKE_C_COMPILER=clang-22 -DSOFTGEN_FUZZ=ON \
+    -DPython3_EXECUTABLE="$PYTHON" >/dev/null
   cmake --build "$FUZZ_BUILD_DIR" -j "$JOBS" --target fuzz
   set +e
   SOFTGEN="$(cd "$BUILD_DIR" && pwd)/softgen" test/fuzz/run.sh "$FUZZ_BUILD_DIR" "$FUZZ_SECONDS" 2>&1 | tee "$log"
