@@ -41,10 +41,8 @@ config.substitutions.append(("%pysrc", os.path.join(src, "python")))
 config.substitutions.append(("%fake_cuda", config.fake_cuda))
 config.substitutions.append(("%fake_hip", config.fake_hip))
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas-not-found"))
-# MLIR front end (test/MLIR): "mlir" when lib/mlir was built; %mlir-opt verifies outputs.
+# MLIR front end (test/MLIR): "mlir" when lib/mlir was built (below); %mlir-opt verifies outputs.
 config.substitutions.append(("%mlir-opt", config.mlir_opt or "mlir-opt-not-found"))
-if config.have_mlir and config.mlir_opt:
-    config.available_features.add("mlir")
 
 # The host target's tests that pin an --arch need the machine's architecture.
 import platform
@@ -64,24 +62,51 @@ if platform.machine() == "x86_64":
         if not set(needs.split()) <= cpu_flags:
             break
         config.available_features.add("cpu-" + level)
-# valgrind (Debian package valgrind): test/CLI/valgrind.test runs the README's main job under it
-if shutil.which("valgrind"):
-    config.available_features.add("valgrind")
 
-# numpy for the Python binding's host tests (test/Python); CI installs python3-numpy.
+# Features that tools/dev.sh installs (its PACKAGES): a machine it prepared has every
+# one, so a missing one is an error, not a silent UNSUPPORTED. Where one is really
+# not wanted, name it in SOFTGEN_TEST_OPTIONAL (space- or comma-separated, or "all"):
+# its tests are then UNSUPPORTED, with a note.
+OPTIONAL = set(os.environ.get("SOFTGEN_TEST_OPTIONAL", "").replace(",", " ").split())
+missing = []
+
+
+def needed(feature, found, why):
+    if found:
+        config.available_features.add(feature)
+    elif feature in OPTIONAL or "all" in OPTIONAL:
+        lit_config.note("%s: REQUIRES: %s tests are UNSUPPORTED (SOFTGEN_TEST_OPTIONAL)"
+                        % (why, feature))
+    else:
+        missing.append("%s (%s)" % (feature, why))
+
+
+# valgrind (Debian package valgrind): test/CLI/valgrind.test runs the README's main job under it
+needed("valgrind", shutil.which("valgrind"), "valgrind not on PATH")
+
+# numpy (python3-numpy) for the Python binding's host tests (test/Python), imported by
+# the python3 the build was configured with (tools/dev.sh: Debian's /usr/bin/python3).
 try:
     numpy_ok = subprocess.run([config.python, "-c", "import numpy"], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, timeout=60).returncode == 0
 except (OSError, subprocess.SubprocessError):
     numpy_ok = False
-if numpy_ok:
-    config.available_features.add("numpy")
-else:
-    lit_config.note("numpy not importable by %s: REQUIRES: numpy tests are UNSUPPORTED"
-                    % config.python)
+needed("numpy", numpy_ok, "numpy not importable by %s; tools/dev.sh configures with "
+       "-DPython3_EXECUTABLE=/usr/bin/python3 and installs python3-numpy" % config.python)
 
-# Features: ptxas where a CUDA toolkit is installed; cuda/rocm only after a
-# real driver answered (so GPU tests skip cleanly on CI machines).
+# MLIR front end (libmlir-22-dev, mlir-22-tools): test/MLIR.
+needed("mlir", config.have_mlir and config.mlir_opt,
+       "softgen built without MLIR (MLIR_FOUND=%s) or mlir-opt not found"
+       % ("yes" if config.have_mlir else "no"))
+
+if missing:
+    lit_config.fatal("missing test features: %s. tools/dev.sh installs what they need; "
+                     "SOFTGEN_TEST_OPTIONAL=\"%s\" runs without them (their tests UNSUPPORTED)"
+                     % ("; ".join(missing), " ".join(m.split()[0] for m in missing)))
+
+# Optional features (never installed by tools/dev.sh): ptxas where a CUDA toolkit is
+# installed; cuda/rocm only after a real driver answered (so GPU tests skip cleanly
+# on CI machines).
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
 else:

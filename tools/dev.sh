@@ -5,26 +5,42 @@
 #   tools/dev.sh test       install what is missing, build, run every test;
 #                           exit 0 only if every test passed
 #   tools/dev.sh build      install what is missing and build
-# `test` runs three stages, each in its own build directory:
+# `test` runs four stages, each in its own build directory:
 #   main   BUILD_DIR: the build above, every lit test
 #   asan   ASAN_BUILD_DIR: -DSOFTGEN_SANITIZE=address,undefined, every lit test
 #          with LeakSanitizer on (ASAN_OPTIONS=detect_leaks=1)
 #   fuzz   FUZZ_BUILD_DIR: clang-22 -DSOFTGEN_FUZZ=ON, each libFuzzer target of
 #          test/fuzz for FUZZ_SECONDS (test/fuzz/run.sh; a crash fails the stage)
+#   fresh  FRESH_DIR: the fresh-machine check (tools/fresh-root.sh): `tools/dev.sh
+#          generate` and `tools/dev.sh test` with the other stages, again, in a
+#          clean Debian 12 root made with debootstrap, so that anything the build
+#          or the tests take from this machine instead of from PACKAGES fails;
+#          needs root and the network (about as long as the other stages together)
 # It prints one "tests (STAGE): ..." line per stage and, last, the combined
-# "tests: N passed, N failed, N skipped" (a fuzz target counts as one test).
+# "tests: N passed, N failed, N skipped" (a fuzz target, and the fresh stage,
+# count as one test each).
+# Every build uses Debian's python3 (PYTHON, package python3, with python3-numpy),
+# whatever python3 comes first on PATH; the lit suites fail, rather than skip, when
+# a feature that PACKAGES provides is missing (test/lit.cfg.py, SOFTGEN_TEST_OPTIONAL).
 # Environment: BUILD_DIR (default build), ASAN_BUILD_DIR (build-asan),
-# FUZZ_BUILD_DIR (build-fuzz), FUZZ_SECONDS (20), STAGES ("main asan fuzz"),
-# JOBS (default: number of cores).
+# FUZZ_BUILD_DIR (build-fuzz), FRESH_DIR (build-fresh), FUZZ_SECONDS (20),
+# STAGES ("main asan fuzz fresh"), JOBS (default: number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 ASAN_BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
+FRESH_DIR=${FRESH_DIR:-build-fresh}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
-STAGES=${STAGES:-main asan fuzz}
+STAGES=${STAGES:-main asan fuzz fresh}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-PACKAGES="cmake make gcc python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22"
+PYTHON=/usr/bin/python3
+# Everything the build and the test stages use beyond Debian 12's required packages
+# (the fresh stage checks this list): pkgconf for test/Install's pkg-config consumer,
+# libclang-rt-22-dev for the fuzz stage's libFuzzer and sanitizer runtimes.
+PACKAGES="cmake make gcc pkgconf python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev"
+# The fresh stage's own tools (not needed inside the root it makes).
+case " $STAGES " in *" fresh "*) PACKAGES="$PACKAGES debootstrap debian-archive-keyring" ;; esac
 
 install_missing() {
   local missing=()
@@ -41,7 +57,7 @@ install_missing() {
 
 build() {
   install_missing
-  cmake -S . -B "$BUILD_DIR" -DSOFTGEN_WERROR=ON >/dev/null
+  cmake -S . -B "$BUILD_DIR" -DSOFTGEN_WERROR=ON -DPython3_EXECUTABLE="$PYTHON" >/dev/null
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
@@ -78,7 +94,8 @@ lit_stage() {
 # the runtime tests compile too); LLVM stays as installed.
 asan_stage() {
   local t0=$SECONDS
-  cmake -S . -B "$ASAN_BUILD_DIR" -DSOFTGEN_WERROR=ON -DSOFTGEN_SANITIZE=address,undefined >/dev/null
+  cmake -S . -B "$ASAN_BUILD_DIR" -DSOFTGEN_WERROR=ON -DSOFTGEN_SANITIZE=address,undefined \
+    -DPython3_EXECUTABLE="$PYTHON" >/dev/null
   cmake --build "$ASAN_BUILD_DIR" -j "$JOBS"
   echo "dev.sh: asan build took $((SECONDS - t0))s"
   lit_stage asan "$ASAN_BUILD_DIR" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -88,7 +105,8 @@ asan_stage() {
 # Bounded fuzzing: every libFuzzer target for FUZZ_SECONDS from the repo's seeds.
 fuzz_stage() {
   local log="$FUZZ_BUILD_DIR/fuzz.log" rc=0 t0=$SECONDS
-  cmake -S . -B "$FUZZ_BUILD_DIR" -DCMAKE_C_COMPILER=clang-22 -DSOFTGEN_FUZZ=ON >/dev/null
+  cmake -S . -B "$FUZZ_BUILD_DIR" -DCMAKE_C_COMPILER=clang-22 -DSOFTGEN_FUZZ=ON \
+    -DPython3_EXECUTABLE="$PYTHON" >/dev/null
   cmake --build "$FUZZ_BUILD_DIR" -j "$JOBS" --target fuzz
   set +e
   SOFTGEN="$(cd "$BUILD_DIR" && pwd)/softgen" test/fuzz/run.sh "$FUZZ_BUILD_DIR" "$FUZZ_SECONDS" 2>&1 | tee "$log"
@@ -99,8 +117,59 @@ fuzz_stage() {
   failed=$(grep -c '^  fuzz_[a-z_]*: CRASH' "$log" || true)
   [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
   TOTAL_PASSED=$((TOTAL_PASSED + passed)) TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  FUZZ_FAILED=$failed
   echo "tests (fuzz): $passed passed, $failed failed, 0 skipped ($((SECONDS - t0))s)"
   [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
+}
+
+# failed_tests LOG: the tests a lit LOG reports failed, one a line, sorted.
+failed_tests() {
+  [ -f "$1" ] || return 0
+  sed -n 's/^\(FAIL\|UNRESOLVED\|XPASS\|TIMEOUT\): softgen :: \([^ ]*\) .*/\2/p' "$1" | sort -u
+}
+
+# The fresh-machine check (tools/fresh-root.sh), as root (sudo where needed): the
+# other stages of STAGES again in a clean Debian 12 root; counts as one test. On a
+# failure, names what failed there but passed here: what this machine provides
+# and tools/dev.sh does not.
+fresh_stage() {
+  local log="$FRESH_DIR/stage.log" rc=0 t0=$SECONDS sudo=""
+  mkdir -p "$FRESH_DIR"
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  set +e
+  $sudo env FRESH_STAGES="$(echo " $STAGES " | sed 's/ fresh / /g; s/^ *//; s/ *$//')" \
+    FUZZ_SECONDS="$FUZZ_SECONDS" JOBS="$JOBS" tools/fresh-root.sh "$FRESH_DIR" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  local inner
+  inner=$(sed -n 's/^fresh: //p' "$log" | tail -1)
+  if [ "$rc" -eq 0 ]; then
+    TOTAL_PASSED=$((TOTAL_PASSED + 1))
+    echo "tests (fresh): 1 passed, 0 failed, 0 skipped ($((SECONDS - t0))s; in the fresh root: $inner)"
+  else
+    TOTAL_FAILED=$((TOTAL_FAILED + 1))
+    local src="$FRESH_DIR/root/src" only="" name here there d
+    for name in main asan; do
+      case " $STAGES " in *" $name "*) ;; *) continue ;; esac
+      if [ "$name" = main ]; then here=$BUILD_DIR there=build; else here=$ASAN_BUILD_DIR there=build-asan; fi
+      d=$(comm -13 <(failed_tests "$here/lit.log") <(failed_tests "$src/$there/lit.log") | tr '\n' ' ')
+      if [ -n "$d" ]; then only="$only $name: ${d% };"; fi
+    done
+    if [ "${FUZZ_FAILED:-1}" -eq 0 ] &&
+       grep -q '^tests (fuzz): [0-9]* passed, [1-9]' "$FRESH_DIR/fresh.log" 2>/dev/null; then
+      only="$only fuzz: the stage (see $src/build-fuzz);"
+    fi
+    if grep -q '^fresh-root.sh: tools/dev.sh generate failed' "$FRESH_DIR/fresh.log" 2>/dev/null; then
+      only="$only tools/dev.sh generate;"
+    fi
+    if [ -n "$only" ]; then
+      echo "dev.sh: failed in the fresh root but passed here (taken from this machine?):${only%;}"
+    else
+      echo "dev.sh: the fresh root failed only what failed here too"
+    fi
+    echo "tests (fresh): 0 passed, 1 failed, 0 skipped ($((SECONDS - t0))s; in the fresh root: ${inner:-did not run})"
+  fi
+  [ "$rc" -eq 0 ]
 }
 
 run_tests() {
@@ -112,7 +181,8 @@ run_tests() {
       main) lit_stage main "$BUILD_DIR" || ok=1 ;;
       asan) asan_stage || ok=1 ;;
       fuzz) fuzz_stage || ok=1 ;;
-      *) echo "dev.sh: unknown stage '$stage' (main, asan, fuzz)" >&2; ok=1 ;;
+      fresh) fresh_stage || ok=1 ;;
+      *) echo "dev.sh: unknown stage '$stage' (main, asan, fuzz, fresh)" >&2; ok=1 ;;
     esac
   done
   echo "dev.sh: all stages took $((SECONDS - t0))s"
