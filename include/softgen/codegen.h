@@ -16,6 +16,7 @@
 #include "softgen/constraints.h"
 #include "softgen/diag.h"
 #include "softgen/template.h"
+#include "softgen/types.h" /* sg_buffer */
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,15 +31,6 @@ typedef enum sg_emit_kind {
                      a relocatable .o for host */
   SG_EMIT_SHARED  /* host only: a shared library (.so, linked by ld.lld or cc) */
 } sg_emit_kind;
-
-/* Bytes owned by the caller; release with sg_buffer_free. Text is NUL-terminated
- * (the NUL is not counted in size). */
-typedef struct sg_buffer {
-  char *data;
-  size_t size;
-} sg_buffer;
-
-SG_API void sg_buffer_free(sg_buffer *b);
 
 typedef struct sg_emit_options {
   const char *ptxas; /* path of ptxas; NULL: $CUDA_HOME/bin, then PATH */

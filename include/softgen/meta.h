@@ -78,6 +78,7 @@
 #include <stdint.h>
 
 #include "softgen/diag.h"
+#include "softgen/types.h" /* sg_dtype, sg_layout */
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,24 +91,6 @@ extern "C" {
 #define SG_META_MAX_SCALARS 8
 #define SG_META_NAME_MAX 64
 #define SG_META_CHECKSUM_DIGITS 64 /* "checksum " and this many hex digits: line 2 */
-
-typedef enum sg_dtype { SG_DTYPE_F16, SG_DTYPE_BF16, SG_DTYPE_F32, SG_DTYPE_COUNT } sg_dtype;
-
-/* "f16", "bf16", "f32". */
-SG_API const char *sg_dtype_name(sg_dtype dtype);
-/* Bytes per element: 2, 2, 4. */
-SG_API unsigned sg_dtype_size(sg_dtype dtype);
-/* Parses a dtype name (also "float16", "half", "bfloat16", "float32", "float").
- * Returns 0 on success, -1 for an unknown name. */
-SG_API int sg_dtype_parse(const char *name, sg_dtype *out);
-
-/* How a kernel addresses its tensors (see "layout" above). */
-typedef enum sg_layout { SG_LAYOUT_ROWS, SG_LAYOUT_INNER, SG_LAYOUT_COUNT } sg_layout;
-
-/* "rows", "inner". */
-SG_API const char *sg_layout_name(sg_layout layout);
-/* Parses a layout name. Returns 0 on success, -1 for an unknown name. */
-SG_API int sg_layout_parse(const char *name, sg_layout *out);
 
 /* SG_ARG_INNER: inner (i64); SG_ARG_NSTRIDE: a tensor's stride along N (i64);
  * both only in inner-layout kernels. SG_ARG_SCALAR: a scalar parameter. */

@@ -73,7 +73,7 @@ sg_status sgc_add_meta(sgc_ctx *cx, sg_diag *diag) {
     return st;
   LLVMValueRef init = LLVMConstStringInContext2(cx->ctx, text, len, 0); /* NUL included */
   LLVMValueRef g = LLVMAddGlobalInAddressSpace(cx->mod, LLVMTypeOf(init), SG_META_SYMBOL,
-                                               cx->tg->global_as);
+                                               cx->hooks->global_as);
   LLVMSetInitializer(g, init);
   LLVMSetGlobalConstant(g, 1);
   LLVMSetAlignment(g, 1);
@@ -99,11 +99,11 @@ void sgc_declare_kernel(sgc_ctx *cx) {
       params[np++] = cx->i64;
   for (int i = 0; i < t->nscalars; i++)
     params[np++] = t->scalars[i].is_i64 ? cx->i64 : cx->f32;
-  for (unsigned i = 0; i < cx->tg->id_params && i < 2; i++) /* host: block id, block count */
+  for (unsigned i = 0; i < cx->hooks->id_params && i < 2; i++) /* host: block id, block count */
     params[np++] = cx->i32;
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cx->ctx), params, np, 0);
   cx->fn = LLVMAddFunction(cx->mod, cx->plan->kernel_name, fty);
-  LLVMSetFunctionCallConv(cx->fn, cx->tg->kernel_cc);
+  LLVMSetFunctionCallConv(cx->fn, cx->hooks->kernel_cc);
   unsigned kind_noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
   unsigned kind_ro = LLVMGetEnumAttributeKindForName("readonly", 8);
   unsigned kind_wo = LLVMGetEnumAttributeKindForName("writeonly", 9);
@@ -115,8 +115,8 @@ void sgc_declare_kernel(sgc_ctx *cx) {
                             LLVMCreateEnumAttribute(cx->ctx, t->tensors[i].is_output ? kind_wo : kind_ro, 0));
   }
   LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)t->ntensors), "M", 1);
-  for (unsigned i = 0; i < cx->tg->id_params && i < 2; i++)
-    LLVMSetValueName2(LLVMGetParam(cx->fn, np - cx->tg->id_params + i), i ? "blocks" : "block", i ? 6 : 5);
+  for (unsigned i = 0; i < cx->hooks->id_params && i < 2; i++)
+    LLVMSetValueName2(LLVMGetParam(cx->fn, np - cx->hooks->id_params + i), i ? "blocks" : "block", i ? 6 : 5);
   for (int i = 0; i < t->ntensors; i++) {
     char name[SGT_NAME_MAX + 8];
     snprintf(name, sizeof name, "stride_%s", t->tensors[i].name);
@@ -139,5 +139,5 @@ void sgc_declare_kernel(sgc_ctx *cx) {
   }
   if (inner)
     LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1)), "inner", 5);
-  cx->tg->kernel_attributes(cx, cx->fn);
+  cx->hooks->kernel_attributes(cx, cx->fn);
 }

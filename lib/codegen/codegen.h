@@ -1,12 +1,15 @@
 /* codegen/codegen.h - the state of one kernel's IR construction (internal).
  * Built by codegen/lower.c, which lowers the op list; codegen/reduce.c builds
- * the reduction tree; targets' IR hooks receive it. */
+ * the reduction tree; the backends' IR hooks (codegen/hooks.h) receive it.
+ * Needs: plan (the plan and its target's limits), template, LLVM-C. */
 #ifndef SG_INTERNAL_CODEGEN_H
 #define SG_INTERNAL_CODEGEN_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Target.h> /* type sizes from the module's data layout */
 
-#include "constraints/constraints.h"
+#include "codegen/hooks.h"
+#include "plan/plan.h"
 #include "target/target.h"
 #include "template/template.h"
 
@@ -19,7 +22,7 @@ typedef struct sgc_ctx {
   LLVMValueRef fn;
   const sg_plan *plan;
   const sg_template *t;
-  const sg_target_info *tg;
+  const sgc_hooks *hooks; /* the target's IR hooks (codegen/hooks.h) */
   LLVMTypeRef i1, i32, i64, f32, gptr;
   LLVMValueRef smem;        /* reduction buffers (NULL when no block-level reduction) */
   LLVMValueRef tid;         /* thread index in the block (i32) */

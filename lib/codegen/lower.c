@@ -215,7 +215,7 @@ static LLVMValueRef chunk_live(sgc_ctx *cx, const row_state *rs, unsigned c) {
 static void stage_wait_for(sgc_ctx *cx, row_state *rs, unsigned c) {
   unsigned g = stage_group(rs, c);
   if (g >= rs->stage_landed) {
-    cx->tg->stage_wait(cx, stage_groups(rs) - 1 - g);
+    cx->hooks->stage_wait(cx, stage_groups(rs) - 1 - g);
     rs->stage_landed = g + 1;
   }
 }
@@ -236,14 +236,14 @@ static void stage_chunk(sgc_ctx *cx, row_state *rs, LLVMValueRef row, unsigned c
         join = sgc_open_if(cx, chunk_live(cx, rs, c), "stage.live");
       unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
                                                              elem_type(cx, op->tensor));
-      cx->tg->stage_copy(cx, stage_ptr(cx, rs, op, c),
+      cx->hooks->stage_copy(cx, stage_ptr(cx, rs, op, c),
                          element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
     }
     if (join)
       sgc_close_if(cx, join);
   }
   if (c + 1 == rs->nchunks || stage_group(rs, c + 1) != stage_group(rs, c))
-    cx->tg->stage_commit(cx);
+    cx->hooks->stage_commit(cx);
 }
 
 /* Copies this thread's vectors of the read ops for row `row`, chunk by chunk. */
@@ -281,7 +281,7 @@ static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, uns
     v = rs->raw[op - cx->t->ops][c];
   }
   if (et != cx->f32)
-    v = cx->tg->to_f32 ? cx->tg->to_f32(cx, v)
+    v = cx->hooks->to_f32 ? cx->hooks->to_f32(cx, v)
                        : LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
   if (rs->col_valid[c])
     v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, ninf, "x.masked");
@@ -316,9 +316,9 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
     return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, b, const_like(cx, b, 0.0), ""),
                            const_like(cx, a, 0.0), LLVMBuildFDiv(bd, a, b, ""), "");
   case SGT_EXP:
-    return cx->tg->exp2(cx, LLVMBuildFMul(bd, a, const_like(cx, a, M_LOG2E), ""));
+    return cx->hooks->exp2(cx, LLVMBuildFMul(bd, a, const_like(cx, a, M_LOG2E), ""));
   case SGT_LOG:
-    return LLVMBuildFMul(bd, cx->tg->log2(cx, a), const_like(cx, a, M_LN2), "");
+    return LLVMBuildFMul(bd, cx->hooks->log2(cx, a), const_like(cx, a, M_LN2), "");
   default:
     return NULL;
   }
@@ -517,7 +517,7 @@ static void lower_write(const lowering *lw, const sgt_op *op) {
     else if (v->is_row)
       x = row_chunk(lw, op->operands[0], c);
     if (et != cx->f32)
-      x = cx->tg->from_f32 ? cx->tg->from_f32(cx, x, LLVMVectorType(et, pl->vec))
+      x = cx->hooks->from_f32 ? cx->hooks->from_f32(cx, x, LLVMVectorType(et, pl->vec))
                            : LLVMBuildFPTrunc(cx->b, x, LLVMVectorType(et, pl->vec), "");
     LLVMBasicBlockRef join = NULL;
     if (guard) {
@@ -839,7 +839,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   sgc_declare_kernel(cx);
   if (pl->smem_bytes) {
     LLVMTypeRef at = LLVMArrayType2(cx->f32, pl->smem_bytes / 4);
-    cx->smem = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_reduce", cx->tg->shared_as);
+    cx->smem = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_reduce", cx->hooks->shared_as);
     LLVMSetInitializer(cx->smem, LLVMGetPoison(at));
     LLVMSetLinkage(cx->smem, LLVMInternalLinkage);
     LLVMSetAlignment(cx->smem, 16);
@@ -855,7 +855,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     rs.only_causal[i] = t->ops[i].code == SGT_READ && sgt_only_through_causal(t, i, rs.causal_op);
   if (pl->stage) { /* dynamic shared memory: its size is the launch's (meta dsmem) */
     LLVMTypeRef at = LLVMArrayType2(LLVMInt8TypeInContext(cx->ctx), 0);
-    rs.stage = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_stage", cx->tg->shared_as);
+    rs.stage = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_stage", cx->hooks->shared_as);
     LLVMSetLinkage(rs.stage, LLVMExternalLinkage);
     LLVMSetAlignment(rs.stage, 16);
     unsigned base = 0;
@@ -890,7 +890,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     rs.inner_arg = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1));
   rs.rows_arg = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
   if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */
-    cx->cluster_rank = cx->tg->cluster_rank(cx);
+    cx->cluster_rank = cx->hooks->cluster_rank(cx);
     LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, cx->cluster_rank, cx->i64, ""),
                                     LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "tile.start");
     for (int i = 0; i < t->ntensors; i++)
@@ -898,7 +898,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     rs.col_base = off;
   }
 
-  cx->tid = cx->tg->thread_id(cx);
+  cx->tid = cx->hooks->thread_id(cx);
   unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
   cx->row_in_block = LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
   cx->lane_in_row = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
@@ -910,11 +910,11 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       "row.blocks");
   /* the grid strides over row blocks; a cluster's blocks share each row block */
   LLVMValueRef first = LLVMBuildZExt(
-      b, pl->cluster > 1 ? cx->tg->cluster_id(cx) : cx->tg->block_id(cx), cx->i64, "");
+      b, pl->cluster > 1 ? cx->hooks->cluster_id(cx) : cx->hooks->block_id(cx), cx->i64, "");
   LLVMValueRef step = LLVMBuildZExt(
-      b, pl->cluster > 1 ? cx->tg->cluster_count(cx) : cx->tg->grid_blocks(cx), cx->i64, "");
+      b, pl->cluster > 1 ? cx->hooks->cluster_count(cx) : cx->hooks->grid_blocks(cx), cx->i64, "");
   if (pl->cluster > 1) /* waited on before the first remote store (codegen/reduce.c) */
-    cx->tg->cluster_arrive(cx, 1);
+    cx->hooks->cluster_arrive(cx, 1);
   LLVMValueRef m1 = LLVMBuildSub(b, rs.rows_arg, LLVMConstInt(cx->i64, 1, 0), "");
   LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "prefetch.first");
   LLVMBasicBlockRef idle = exit;
@@ -922,7 +922,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     idle = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "cluster.idle");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
     LLVMPositionBuilderAtEnd(b, idle);
-    cx->tg->cluster_wait(cx);
+    cx->hooks->cluster_wait(cx);
     LLVMBuildBr(b, exit);
     LLVMPositionBuilderAtEnd(b, here);
   }
@@ -1036,32 +1036,12 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   /* no exit barrier: every remote store precedes a cluster barrier that all
    * blocks of the cluster pass before any of them leaves */
   LLVMBuildRetVoid(b);
-  if (cx->tg->finish_kernel)
-    cx->tg->finish_kernel(cx);
+  if (cx->hooks->finish_kernel)
+    cx->hooks->finish_kernel(cx);
   return sgc_add_meta(cx, diag);
 }
 
-sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out, sg_diag *diag) {
-  if (!t || !plan || !out)
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_codegen: null argument");
-  *out = NULL;
-  if (strcmp(t->name, plan->template_name) != 0)
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
-                       "plan was resolved for template '%s', not '%s'", plan->template_name, t->name);
-  sg_module *m = calloc(1, sizeof *m);
-  if (!m)
-    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-  m->plan = *plan;
-  m->ctx = LLVMContextCreate();
-  m->mod = LLVMModuleCreateWithNameInContext(plan->kernel_name, m->ctx);
-  const sg_target_info *tg = plan->target;
-  sg_target_initialize(tg);
-  LLVMSetTarget(m->mod, tg->triple);
-  sg_status st = sg_target_set_data_layout(m, diag);
-  if (st) {
-    sg_module_destroy(m);
-    return st;
-  }
+sg_status sgc_build(sg_module *m, const sg_template *t, const sgc_hooks *hooks, sg_diag *diag) {
   sgc_ctx cx;
   memset(&cx, 0, sizeof cx);
   cx.ctx = m->ctx;
@@ -1069,13 +1049,13 @@ sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out,
   cx.b = LLVMCreateBuilderInContext(m->ctx);
   cx.plan = &m->plan;
   cx.t = t;
-  cx.tg = tg;
+  cx.hooks = hooks;
   cx.i1 = LLVMInt1TypeInContext(m->ctx);
   cx.i32 = LLVMInt32TypeInContext(m->ctx);
   cx.i64 = LLVMInt64TypeInContext(m->ctx);
   cx.f32 = LLVMFloatTypeInContext(m->ctx);
-  cx.gptr = LLVMPointerTypeInContext(m->ctx, tg->global_as);
-  st = build_kernel(&cx, diag);
+  cx.gptr = LLVMPointerTypeInContext(m->ctx, hooks->global_as);
+  sg_status st = build_kernel(&cx, diag);
   LLVMDisposeBuilder(cx.b);
   if (!st) {
     char *msg = NULL;
@@ -1085,10 +1065,5 @@ sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out,
     }
     LLVMDisposeMessage(msg);
   }
-  if (st) {
-    sg_module_destroy(m);
-    return st;
-  }
-  *out = m;
-  return SG_OK;
+  return st;
 }

@@ -1,16 +1,24 @@
 /* codegen/module.h - what an sg_module holds (internal): the LLVM context and
- * module built by codegen/lower.c, optimised and emitted by target/emit.c. */
+ * module that backend/machine.c sets up for the plan's target, codegen fills
+ * (sgc_build) and backend/machine.c optimises and emits. */
 #ifndef SG_INTERNAL_MODULE_H
 #define SG_INTERNAL_MODULE_H
 
 #include <llvm-c/Core.h>
 
-#include "constraints/constraints.h"
+#include "codegen/hooks.h"
+#include "softgen/codegen.h"
+#include "plan/plan.h"
 
 struct sg_module {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   sg_plan plan; /* a copy: the module outlives nothing it needs */
 };
+
+/* Builds the kernel of m->plan for template t into m->mod (whose triple and data
+ * layout are set) with the target's IR hooks, and verifies it. */
+sg_status sgc_build(struct sg_module *m, const sg_template *t, const struct sgc_hooks *hooks,
+                    sg_diag *diag);
 
 #endif

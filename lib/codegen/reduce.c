@@ -67,7 +67,7 @@ LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x) {
       e[i] = log2e;
     log2e = LLVMConstVector(e, n);
   }
-  return cx->tg->exp2(cx, LLVMBuildFMul(cx->b, x, log2e, ""));
+  return cx->hooks->exp2(cx, LLVMBuildFMul(cx->b, x, log2e, ""));
 }
 
 /* exp(m - M), exactly 1 when m == M (so that -inf - -inf is not NaN). */
@@ -162,7 +162,7 @@ static partial block_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
     LLVMBuildStore(b, acc.v[k], smem_at(cx, slot_index(cx, 0, pl->smem_parity_floats, slot, P, 2,
                                                        wave_in_row, k)));
   sgc_close_if(cx, join);
-  cx->tg->barrier(cx);
+  cx->hooks->barrier(cx);
   partial parts[32];
   for (unsigned i = 0; i < P; i++)
     for (unsigned k = 0; k < w; k++)
@@ -189,7 +189,7 @@ static partial cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
     LLVMBasicBlockRef join = sgc_open_if(
         cx, LLVMBuildICmp(b, LLVMIntEQ, cx->iteration, LLVMConstInt(cx->i32, 0, 0), ""),
         "cluster.started");
-    cx->tg->cluster_wait(cx);
+    cx->hooks->cluster_wait(cx);
     sgc_close_if(cx, join);
     cx->cluster_started = 1;
   }
@@ -200,11 +200,11 @@ static partial cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
     LLVMValueRef p = smem_at(cx, slot_index(cx, area, pl->cluster_parity_floats, slot, C, 2,
                                             cx->cluster_rank, k));
     for (unsigned r = 0; r < C; r++)
-      cx->tg->cluster_store(cx, p, LLVMConstInt(cx->i32, r, 0), acc.v[k]);
+      cx->hooks->cluster_store(cx, p, LLVMConstInt(cx->i32, r, 0), acc.v[k]);
   }
   sgc_close_if(cx, join);
-  cx->tg->cluster_arrive(cx, 0);
-  cx->tg->cluster_wait(cx);
+  cx->hooks->cluster_arrive(cx, 0);
+  cx->hooks->cluster_wait(cx);
   partial parts[16];
   for (unsigned i = 0; i < C; i++)
     for (unsigned k = 0; k < w; k++)
@@ -223,7 +223,7 @@ static partial across_threads(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   for (unsigned m = width / 2; m >= 1; m /= 2) {
     partial other;
     for (unsigned k = 0; k < width_of(kind); k++)
-      other.v[k] = cx->tg->shuffle_xor(cx, acc.v[k], m, width);
+      other.v[k] = cx->hooks->shuffle_xor(cx, acc.v[k], m, width);
     acc = combine(cx, kind, acc, other);
   }
   if (pl->waves_per_row > 1)

@@ -9,45 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locate.h"
-
-static const char *const dtype_names[SG_DTYPE_COUNT] = {"f16", "bf16", "f32"};
-
-const char *sg_dtype_name(sg_dtype dtype) {
-  return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_names[dtype] : "?";
-}
-
-unsigned sg_dtype_size(sg_dtype dtype) { return dtype == SG_DTYPE_F32 ? 4u : 2u; }
-
-int sg_dtype_parse(const char *name, sg_dtype *out) {
-  static const struct {
-    const char *name;
-    sg_dtype dtype;
-  } names[] = {{"f16", SG_DTYPE_F16},   {"float16", SG_DTYPE_F16},   {"half", SG_DTYPE_F16},
-               {"bf16", SG_DTYPE_BF16}, {"bfloat16", SG_DTYPE_BF16}, {"f32", SG_DTYPE_F32},
-               {"float32", SG_DTYPE_F32}, {"float", SG_DTYPE_F32}};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(name, names[i].name) == 0) {
-      *out = names[i].dtype;
-      return 0;
-    }
-  return -1;
-}
-
-static const char *const layout_names[SG_LAYOUT_COUNT] = {"rows", "inner"};
-
-const char *sg_layout_name(sg_layout layout) {
-  return (unsigned)layout < SG_LAYOUT_COUNT ? layout_names[layout] : "?";
-}
-
-int sg_layout_parse(const char *name, sg_layout *out) {
-  for (int i = 0; i < SG_LAYOUT_COUNT; i++)
-    if (strcmp(name, layout_names[i]) == 0) {
-      *out = (sg_layout)i;
-      return 0;
-    }
-  return -1;
-}
+#include "meta/locate.h"
 
 uint64_t sg_object_extent(const void *object) {
   const unsigned char *p = object;
@@ -479,7 +441,7 @@ static int ptx_entry(const char *p, size_t size, size_t *q, unsigned *value, siz
   return 1;
 }
 
-int sgm_locate(const void *object, size_t size, sgm_text *t) {
+int sgmd_locate(const void *object, size_t size, sgmd_text *t) {
   const char *p = object;
   size_t magic = strlen(SG_META_MAGIC);
   memset(t, 0, sizeof *t);
@@ -514,7 +476,7 @@ int sgm_locate(const void *object, size_t size, sgm_text *t) {
   return 1;
 }
 
-int sgm_ptx_entries(const void *object, size_t size, const sgm_text *t, size_t first, size_t n,
+int sgmd_ptx_entries(const void *object, size_t size, const sgmd_text *t, size_t first, size_t n,
                     size_t *at) {
   size_t q = t->body, where;
   unsigned v;
@@ -530,8 +492,8 @@ int sgm_ptx_entries(const void *object, size_t size, const sgm_text *t, size_t f
 sg_status sg_meta_find(const void *object, size_t size, sg_meta *out, sg_diag *diag) {
   if (!object)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_meta_find: null object");
-  sgm_text t;
-  if (!sgm_locate(object, size, &t))
+  sgmd_text t;
+  if (!sgmd_locate(object, size, &t))
     return sg_diag_set(diag, SG_ERR_PARSE,
                        "no softgen metadata ('" SG_META_SYMBOL "') in this code object");
   sg_status st = sg_meta_parse(t.text, t.len, out, diag);

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locate.h"
+#include "meta/locate.h"
 #include "softgen/meta.h"
-#include "support/sha256.h"
+#include "base/sha256.h"
 
 #define DIGITS SG_META_CHECKSUM_DIGITS
 
@@ -36,7 +36,7 @@ static int hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <
 
 /* The checksum line of the metadata t of object p: the offsets of its 64
  * digits in the object (at) and their current value (hex, NUL-terminated). */
-static sg_status find_digits(const char *p, size_t size, const sgm_text *t, size_t at[DIGITS],
+static sg_status find_digits(const char *p, size_t size, const sgmd_text *t, size_t at[DIGITS],
                              char hex[DIGITS + 1], sg_diag *diag) {
   size_t m = strlen(SG_META_MAGIC), k = sizeof key - 1;
   if (t->len < m || memcmp(t->text, SG_META_MAGIC, m) != 0) /* a PTX list's first bytes */
@@ -48,7 +48,7 @@ static sg_status find_digits(const char *p, size_t size, const sgm_text *t, size
   int ok = t->len > m + k + DIGITS && t->text[m + k + DIGITS] == '\n';
   for (size_t i = 0; ok && i < DIGITS; i++)
     ok = hex_digit(t->text[m + k + i]);
-  if (ok && t->ptx && sgm_ptx_entries(p, size, t, m + k, DIGITS, at) == 0)
+  if (ok && t->ptx && sgmd_ptx_entries(p, size, t, m + k, DIGITS, at) == 0)
     for (size_t i = 0; ok && i < DIGITS; i++) /* two decimal digits each: sealed in place */
       ok = at[i] + 2 <= size && (at[i] + 2 == size || p[at[i] + 2] < '0' || p[at[i] + 2] > '9');
   else if (ok && t->ptx)
@@ -69,17 +69,17 @@ static sg_status find_digits(const char *p, size_t size, const sgm_text *t, size
 static void digest(const char *p, size_t size, const size_t at[DIGITS], int ptx,
                    char hex[DIGITS + 1]) {
   static const char x[] = "0123456789ABCDEF";
-  sg_sha256 s;
-  sg_sha256_init(&s);
+  sgb_sha256 s;
+  sgb_sha256_init(&s);
   size_t pos = 0, width = ptx ? 2 : 1;
   for (size_t i = 0; i < DIGITS; i++) {
-    sg_sha256_update(&s, p + pos, at[i] - pos);
-    sg_sha256_update(&s, ptx ? "48" : "0", width);
+    sgb_sha256_update(&s, p + pos, at[i] - pos);
+    sgb_sha256_update(&s, ptx ? "48" : "0", width);
     pos = at[i] + width;
   }
-  sg_sha256_update(&s, p + pos, size - pos);
+  sgb_sha256_update(&s, p + pos, size - pos);
   unsigned char d[32];
-  sg_sha256_final(&s, d);
+  sgb_sha256_final(&s, d);
   for (int i = 0; i < 32; i++) {
     hex[2 * i] = x[d[i] >> 4];
     hex[2 * i + 1] = x[d[i] & 15];
@@ -88,7 +88,7 @@ static void digest(const char *p, size_t size, const size_t at[DIGITS], int ptx,
 }
 
 /* Locates the metadata and its checksum digits; the caller frees t->owned. */
-static sg_status find(const void *object, size_t size, const char *what, sgm_text *t,
+static sg_status find(const void *object, size_t size, const char *what, sgmd_text *t,
                       size_t at[DIGITS], char hex[DIGITS + 1], sg_diag *diag) {
   if (!object)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "%s: null object", what);
@@ -96,7 +96,7 @@ static sg_status find(const void *object, size_t size, const char *what, sgm_tex
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "fatbins are not loaded: the driver runs one of "
                        "their entries, which softgen cannot check against the metadata's "
                        "checksum; load the .cubin or .ptx softgen wrote");
-  if (!sgm_locate(object, size, t))
+  if (!sgmd_locate(object, size, t))
     return sg_diag_set(diag, SG_ERR_PARSE,
                        "no softgen metadata ('" SG_META_SYMBOL "') in this code object");
   sg_status st = find_digits(object, size, t, at, hex, diag);
@@ -108,7 +108,7 @@ static sg_status find(const void *object, size_t size, const char *what, sgm_tex
 }
 
 sg_status sg_meta_seal(void *object, size_t size, sg_diag *diag) {
-  sgm_text t;
+  sgmd_text t;
   size_t at[DIGITS];
   char old[DIGITS + 1], hex[DIGITS + 1];
   sg_status st = find(object, size, "sg_meta_seal", &t, at, old, diag);
@@ -130,7 +130,7 @@ sg_status sg_meta_seal(void *object, size_t size, sg_diag *diag) {
 }
 
 sg_status sg_meta_verify(const void *object, size_t size, sg_diag *diag) {
-  sgm_text t;
+  sgmd_text t;
   size_t at[DIGITS];
   char have[DIGITS + 1], want[DIGITS + 1];
   sg_status st = find(object, size, "sg_meta_verify", &t, at, have, diag);

@@ -17,7 +17,7 @@
 /* ---- diagnostics and locations ---- */
 
 void sgm_text_put(MlirStringRef s, void *user) {
-  sgm_text *b = user;
+  sgmd_text *b = user;
   if (b->len + 1 >= b->cap)
     return;
   size_t n = s.length < b->cap - 1 - b->len ? s.length : b->cap - 1 - b->len;
@@ -84,7 +84,7 @@ void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t c
              (int)(name.length < 400 ? name.length : 400), name.data);
     return;
   }
-  sgm_text b = {buf, cap, 0};
+  sgmd_text b = {buf, cap, 0};
   if (!mlirLocationIsNull(loc) && !mlirLocationIsAFused(loc) && !mlirLocationIsACallSite(loc))
     mlirLocationPrint(loc, sgm_text_put, &b);
   if (b.len == 0)
@@ -97,7 +97,7 @@ static MlirLogicalResult capture_handler(MlirDiagnostic d, void *user) {
     return mlirLogicalResultSuccess(); /* warnings, notes, remarks: dropped */
   if (c->errors++ == 0 && c->diag) {
     char where[512], text[700];
-    sgm_text b = {text, sizeof text, 0};
+    sgmd_text b = {text, sizeof text, 0};
     text[0] = '\0';
     sgm_location_format(mlirDiagnosticGetLocation(d), c->file, where, sizeof where);
     mlirDiagnosticPrint(d, sgm_text_put, &b);
@@ -146,7 +146,7 @@ static int dtype_of(MlirType t, sg_dtype *out) {
 
 /* MLIR's text of a type, for messages. */
 static void type_text(MlirType t, char *buf, size_t cap) {
-  sgm_text b = {buf, cap, 0};
+  sgmd_text b = {buf, cap, 0};
   buf[0] = '\0';
   mlirTypePrint(t, sgm_text_put, &b);
 }

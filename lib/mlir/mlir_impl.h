@@ -37,10 +37,10 @@ typedef struct sgm_state {
 } sgm_state;
 
 /* Text from MLIR's printers into a fixed buffer (truncated, NUL-terminated). */
-typedef struct sgm_text {
+typedef struct sgmd_text {
   char *buf;
   size_t cap, len;
-} sgm_text;
+} sgmd_text;
 void sgm_text_put(MlirStringRef s, void *text);
 
 /* Captures MLIR's diagnostics of a context into an sg_diag (first error

@@ -115,7 +115,7 @@ static int generic_is(MlirOperation g, const char *maps, int rank, int d, int re
       return 0;
   for (int i = 0; i < rank; i++) {
     char text[64] = "";
-    sgm_text b = {text, sizeof text, 0};
+    sgmd_text b = {text, sizeof text, 0};
     mlirAttributePrint(mlirArrayAttrGetElement(it, i), sgm_text_put, &b);
     if (!strstr(text, reduce && i == d ? "reduction" : "parallel"))
       return 0;

@@ -16,7 +16,7 @@
 
 #include <dlfcn.h>
 
-#include "driver.h"
+#include "runtime/driver_ops.h"
 
 typedef int CUresult; /* CUDA_SUCCESS == 0 */
 typedef int CUdevice;

@@ -22,7 +22,7 @@
 
 #include <dlfcn.h>
 
-#include "driver.h"
+#include "runtime/driver_ops.h"
 
 typedef int hipError_t; /* hipSuccess == 0 */
 typedef struct ihipModule_t *hipModule_t;

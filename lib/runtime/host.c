@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "runtime/driver_ops.h"
 #include "softgen/meta.h"
 
 #define MAX_THREADS 256

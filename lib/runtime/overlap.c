@@ -24,7 +24,7 @@
  * bytes (e.g. the two halves [M, N] of one [M, 2N] buffer interleave without
  * sharing a byte) or one of them has a single row; otherwise (the inner layout,
  * different pitches) two views overlap when their byte ranges do. */
-#include "overlap.h"
+#include "runtime/overlap.h"
 
 #include <stdint.h>
 

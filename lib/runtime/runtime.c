@@ -31,8 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "driver.h"
-#include "overlap.h"
+#include "runtime/driver_ops.h"
+#include "runtime/overlap.h"
 
 struct sgrt_runtime {
   const rt_driver_ops *ops;

@@ -1,12 +1,9 @@
-/* nvptx.c - the NVPTX target table (target/target.h): nvptx64-nvidia-cuda,
- * sm_80 to sm_100. Ids from the PTX special registers, xor shuffles with
- * shfl.sync.bfly, bar.sync, ex2.approx, and ptxas for .cubin. */
+/* nvptx.c - NVIDIA GPUs (target/target.h): nvptx64-nvidia-cuda, sm_80 to
+ * sm_100. Warps of 32, blocks of up to 1024 threads and 2048 a multiprocessor,
+ * clusters from sm_90 (8 portable, 16 opted in), rows staged with cp.async. */
 #include <string.h>
 
-#include <llvm-c/Target.h>
-
-#include "codegen/codegen.h"
-#include "support/tool.h"
+#include "target/target.h"
 
 static const char *const archs[] = {"sm_80", "sm_89", "sm_90", "sm_90a", "sm_100", NULL};
 
@@ -18,108 +15,8 @@ static const char *wave_sizes(const char *arch) {
   (void)arch;
   return "NVIDIA warps have 32 threads";
 }
-static void initialize(void) {
-  LLVMInitializeNVPTXTargetInfo();
-  LLVMInitializeNVPTXTarget();
-  LLVMInitializeNVPTXTargetMC();
-  LLVMInitializeNVPTXAsmPrinter();
-}
-static const char *cpu(const char *arch) { return arch; }
-static const char *features(const char *arch, unsigned wave) {
-  (void)wave;
-  /* sm_100 needs PTX 8.6; on sm_90 the relaxed cluster arrive needs PTX 8.0
-   * (LLVM would pick 7.8); older archs get LLVM's minimum PTX version */
-  if (strcmp(arch, "sm_100") == 0)
-    return "+ptx86";
-  return strncmp(arch, "sm_90", 5) == 0 ? "+ptx80" : "";
-}
-
-static LLVMValueRef sreg(sgc_ctx *cx, const char *name) {
-  return sgc_intrinsic(cx, name, NULL, NULL, 0);
-}
-static LLVMValueRef thread_id(sgc_ctx *cx) { return sreg(cx, "llvm.nvvm.read.ptx.sreg.tid.x"); }
-static LLVMValueRef block_id(sgc_ctx *cx) { return sreg(cx, "llvm.nvvm.read.ptx.sreg.ctaid.x"); }
-static LLVMValueRef grid_blocks(sgc_ctx *cx) {
-  return sreg(cx, "llvm.nvvm.read.ptx.sreg.nctaid.x");
-}
-
-static LLVMValueRef shuffle_xor(sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsigned width) {
-  (void)width; /* xor with mask < width stays inside aligned groups of width lanes */
-  LLVMValueRef args[4] = {LLVMConstInt(cx->i32, 0xffffffffu, 0), v,
-                          LLVMConstInt(cx->i32, mask, 0), LLVMConstInt(cx->i32, 0x1f, 0)};
-  return sgc_intrinsic(cx, "llvm.nvvm.shfl.sync.bfly.f32", NULL, args, 4);
-}
-
-static void barrier(sgc_ctx *cx) { sgc_intrinsic(cx, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL,
-                                                 (LLVMValueRef[]){LLVMConstInt(cx->i32, 0, 0)}, 1); }
-
-static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v) {
-  LLVMValueRef r = sgc_intrinsic(cx, "llvm.exp2", LLVMTypeOf(v), &v, 1);
-  LLVMSetFastMathFlags(r, LLVMFastMathApproxFunc); /* ex2.approx.f32 */
-  return r;
-}
-
-/* lg2.approx.f32, element by element for vectors (the backend has no libcall
- * for a generic llvm.log2). */
-static LLVMValueRef log2_fast(sgc_ctx *cx, LLVMValueRef v) {
-  return sgc_map_scalar(cx, "llvm.nvvm.lg2.approx.f", v);
-}
-
-static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
-  char n[32];
-  snprintf(n, sizeof n, "%u", cx->plan->block_threads);
-  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateStringAttribute(cx->ctx, "nvvm.maxntid", 12, n, (unsigned)strlen(n)));
-  if (cx->plan->blocks_per_sm) { /* .minnctapersm: caps registers so they fit */
-    snprintf(n, sizeof n, "%u", cx->plan->blocks_per_sm);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(cx->ctx, "nvvm.minctasm", 13, n, (unsigned)strlen(n)));
-  }
-  if (cx->plan->cluster > 1) { /* .reqnctapercluster C, 1, 1 */
-    snprintf(n, sizeof n, "%u,1,1", cx->plan->cluster);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(cx->ctx, "nvvm.cluster_dim", 16, n, (unsigned)strlen(n)));
-  }
-}
-
 static int cluster_ok(const char *arch) {
   return strcmp(arch, "sm_90") >= 0 && strlen(arch) >= 5; /* sm_90, sm_90a, sm_100 */
-}
-static LLVMValueRef cluster_rank(sgc_ctx *cx) {
-  return sreg(cx, "llvm.nvvm.read.ptx.sreg.cluster.ctarank");
-}
-static LLVMValueRef cluster_id(sgc_ctx *cx) { return sreg(cx, "llvm.nvvm.read.ptx.sreg.clusterid.x"); }
-static LLVMValueRef cluster_count(sgc_ctx *cx) {
-  return sreg(cx, "llvm.nvvm.read.ptx.sreg.nclusterid.x");
-}
-static void cluster_arrive(sgc_ctx *cx, int relaxed) { /* .release unless relaxed */
-  sgc_intrinsic(cx, relaxed ? "llvm.nvvm.barrier.cluster.arrive.relaxed.aligned"
-                            : "llvm.nvvm.barrier.cluster.arrive.aligned",
-                NULL, NULL, 0);
-}
-static void cluster_wait(sgc_ctx *cx) { /* .acquire */
-  sgc_intrinsic(cx, "llvm.nvvm.barrier.cluster.wait.aligned", NULL, NULL, 0);
-}
-static void cluster_store(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v) {
-  LLVMValueRef args[2] = {local, rank};
-  LLVMValueRef remote = sgc_intrinsic(cx, "llvm.nvvm.mapa.shared.cluster", NULL, args, 2);
-  LLVMBuildStore(cx->b, v, remote);
-}
-
-/* cp.async: .cg (L2 only, the row is read once) for 16 bytes, .ca below. */
-static void stage_copy(sgc_ctx *cx, LLVMValueRef dst, LLVMValueRef src, unsigned bytes) {
-  char name[48];
-  snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%u", bytes == 16 ? "cg" : "ca",
-           bytes);
-  LLVMValueRef args[2] = {dst, src};
-  sgc_intrinsic(cx, name, NULL, args, 2);
-}
-static void stage_commit(sgc_ctx *cx) {
-  sgc_intrinsic(cx, "llvm.nvvm.cp.async.commit.group", NULL, NULL, 0);
-}
-static void stage_wait(sgc_ctx *cx, unsigned pending) {
-  sgc_intrinsic(cx, "llvm.nvvm.cp.async.wait.group", NULL,
-                (LLVMValueRef[]){LLVMConstInt(cx->i32, pending, 0)}, 1);
 }
 /* The opt-in dynamic shared memory of a block (CUDA's per-arch limits). */
 static unsigned stage_smem(const char *arch) {
@@ -130,34 +27,7 @@ static unsigned stage_smem(const char *arch) {
   return 227 * 1024; /* sm_90, sm_90a, sm_100 */
 }
 
-/* The ptxas assemble() runs (also the compile cache's tool identity). */
-static sg_status find_ptxas(const sg_emit_options *opts, char *ptxas, size_t cap, sg_diag *diag) {
-  sg_status st = sg_tool_find("ptxas", opts ? opts->ptxas : NULL, "CUDA_HOME", NULL, ptxas, cap,
-                              diag);
-  if (st) {
-    char why[sizeof diag->message];
-    snprintf(why, sizeof why, "%.400s", diag ? diag->message : "ptxas not found");
-    return sg_diag_set(diag, SG_ERR_TOOL, "cannot make a .cubin: %s (install the CUDA toolkit, "
-                       "set CUDA_HOME, or pass --ptxas PATH; the .ptx is still usable: the "
-                       "driver compiles it at load)", why);
-  }
-  return SG_OK;
-}
-
-/* PTX -> cubin through ptxas. */
-static sg_status assemble(const sg_plan *plan, const sg_buffer *ptx, const sg_emit_options *opts,
-                          sg_buffer *object, sg_diag *diag) {
-  char ptxas[4096];
-  sg_status st = find_ptxas(opts, ptxas, sizeof ptxas, diag);
-  if (st)
-    return st;
-  char arch[48];
-  snprintf(arch, sizeof arch, "-arch=%s", plan->arch);
-  const char *argv[] = {ptxas, arch, "-O3", "-o", "@OUT@", "@IN@", NULL};
-  return sg_tool_run(argv, ptx, ".ptx", ".cubin", object, diag);
-}
-
-const sg_target_info sg_target_nvptx = {
+const sgh_target sgh_nvptx = {
     .name = "nvptx",
     .triple = "nvptx64-nvidia-cuda",
     .default_arch = "sm_90",
@@ -167,35 +37,11 @@ const sg_target_info sg_target_nvptx = {
     .max_block_threads = 1024,
     .max_static_smem = 48 * 1024,
     .max_elems_per_thread = 64,
+    .max_threads_per_sm = 2048,
     .wave_ok = wave_ok,
     .wave_sizes = wave_sizes,
-    .initialize = initialize,
-    .cpu = cpu,
-    .features = features,
-    .kernel_cc = LLVMPTXKernelCallConv,
-    .global_as = 1,
-    .shared_as = 3,
-    .kernel_attributes = kernel_attributes,
-    .thread_id = thread_id,
-    .block_id = block_id,
-    .grid_blocks = grid_blocks,
-    .shuffle_xor = shuffle_xor,
-    .barrier = barrier,
-    .exp2 = exp2_fast,
-    .log2 = log2_fast,
     .max_cluster = 8,
     .max_cluster_staged = 16,
-    .stage_copy = stage_copy,
-    .stage_commit = stage_commit,
-    .stage_wait = stage_wait,
-    .stage_smem = stage_smem,
     .cluster_ok = cluster_ok,
-    .cluster_rank = cluster_rank,
-    .cluster_id = cluster_id,
-    .cluster_count = cluster_count,
-    .cluster_arrive = cluster_arrive,
-    .cluster_wait = cluster_wait,
-    .cluster_store = cluster_store,
-    .assemble = assemble,
-    .find_tool = find_ptxas,
+    .stage_smem = stage_smem,
 };

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/io.h"
+#include "base/io.h"
 #include "template/lexer.h"
 #include "template/template.h"
 
@@ -576,7 +576,7 @@ sg_status sg_template_parse(const char *file, const char *text, size_t len, sg_t
 sg_status sg_template_load(const char *path, sg_template **out, sg_diag *diag) {
   char *text;
   size_t len;
-  sg_status st = sg_read_input(path, "a template", SG_LIMIT_TEXT, &text, &len, diag);
+  sg_status st = sgb_read_input(path, "a template", SGB_LIMIT_TEXT, &text, &len, diag);
   if (st)
     return st;
   st = sg_template_parse(path, text, len, out, diag);

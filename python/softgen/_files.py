@@ -11,7 +11,7 @@ import os
 import stat
 import tempfile
 
-OBJECT_LIMIT = 256 << 20  # SG_LIMIT_OBJECT of lib/support/io.h
+OBJECT_LIMIT = 256 << 20  # SGB_LIMIT_OBJECT of lib/support/io.h
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"))

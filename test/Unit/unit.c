@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "constraints/constraints.h"
+#include "plan/plan.h"
 #include "softgen/softgen.h"
 #include "template/template.h"
 
@@ -181,7 +181,7 @@ static void test_constraints(void) {
   check(c->nworkgroup == 1 && strcmp(c->workgroup[0].dim, "M") == 0 && c->workgroup[0].tile == 2 &&
             c->workgroup[0].grid_axis == 0 && c->workgroup[0].loc.line == 3,
         "constraints: WorkgroupConstraint(M, 2, 0)");
-  check(c->nwave == 1 && c->wave[0].tile == SGC_FULL, "constraints: WaveConstraint(N, N) is the full dim");
+  check(c->nwave == 1 && c->wave[0].tile == SGP_FULL, "constraints: WaveConstraint(N, N) is the full dim");
 
   const char *bad = "WaveConstraint(M, 1)\nWorkgroupConstraint(N, N) Oops(1)";
   st = sg_constraints_parse(c, "b.cons", bad, strlen(bad), &d);

@@ -40,7 +40,7 @@
 #include <time.h>
 
 #include "softgen/runtime.h"
-#include "support/io.h"
+#include "base/io.h"
 #include "../common/host_elems.h"
 
 #define MAX_SAMPLES_PER_ROUND 25
@@ -575,7 +575,7 @@ static int read_manifest(const char *path, job **jobs, int *n, int *cap) {
   char *text, full[8192];
   size_t len;
   sg_diag d;
-  if (sg_read_input(path, "a manifest", SG_LIMIT_TEXT, &text, &len, &d)) {
+  if (sgb_read_input(path, "a manifest", SGB_LIMIT_TEXT, &text, &len, &d)) {
     fprintf(stderr, "softgen-bench: %s\n", d.message);
     return -1;
   }
@@ -786,7 +786,7 @@ out:
   free(jobs);
   sgrt_close(rt);
   sg_diag wd;
-  if (sg_stdout_flush(&wd)) { /* the table is the result: losing it is a failure */
+  if (sgb_stdout_flush(&wd)) { /* the table is the result: losing it is a failure */
     fprintf(stderr, "softgen-bench: %s\n", wd.message);
     rc = rc ? rc : 1;
   }

@@ -88,11 +88,11 @@ if(TARGET softgen)
     DESTINATION ${SOFTGEN_INSTALL_DATADIR}/kernels-templates FILES_MATCHING PATTERN "*.sgt")
 
   # The CLI looks for its templates relative to its own directory first (see
-  # sg_template_find in lib/compile/compile.c), so the installed or unpacked CLI
+  # sg_template_find in lib/driver/compile.c), so the installed or unpacked CLI
   # finds the installed templates; the build tree falls back to the sources.
   file(RELATIVE_PATH _sg_bin_to_templates ${CMAKE_INSTALL_FULL_BINDIR}
     ${CMAKE_INSTALL_FULL_DATADIR}/softgen/kernels-templates)
-  target_compile_definitions(softgen PRIVATE
+  target_compile_definitions(softgen_driver PRIVATE
     SOFTGEN_TEMPLATES_RELDIR="${_sg_bin_to_templates}")
 
   # Man page: `softgen --help` through tools/softgen/help2man.sh (one source).

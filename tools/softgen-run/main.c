@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 
 #include "softgen/runtime.h"
-#include "support/io.h"
+#include "base/io.h"
 #include "../common/host_elems.h"
 
 static void usage(FILE *f) {
@@ -125,7 +125,7 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
 
 /* AUTO for a host-target code object is the host backend: the CPU runs it. The
  * file is read as every input is (support/io.h): a regular file of at most
- * SG_LIMIT_OBJECT, opened without blocking, so a FIFO or /dev/zero is refused. */
+ * SGB_LIMIT_OBJECT, opened without blocking, so a FIFO or /dev/zero is refused. */
 static sg_status backend_for(sgrt_backend backend, const char *path, sgrt_backend *out,
                              sg_diag *d) {
   *out = backend;
@@ -134,7 +134,7 @@ static sg_status backend_for(sgrt_backend backend, const char *path, sgrt_backen
     return SG_OK; /* a missing file: the runtime's load says so */
   char *buf;
   size_t len;
-  sg_status st = sg_read_input(path, "a code object", SG_LIMIT_OBJECT, &buf, &len, d);
+  sg_status st = sgb_read_input(path, "a code object", SGB_LIMIT_OBJECT, &buf, &len, d);
   if (st)
     return st;
   sg_meta m;
@@ -343,7 +343,7 @@ static int run_args(int argc, char **argv) {
 int main(int argc, char **argv) {
   int rc = run_args(argc, argv);
   sg_diag d;
-  if (sg_stdout_flush(&d)) {
+  if (sgb_stdout_flush(&d)) {
     fprintf(stderr, "softgen-run: error: %s\n", d.message);
     if (rc == 0 || rc == 1)
       rc = 3;

@@ -20,7 +20,7 @@
 
 #include "mlir_main.h" /* MLIR mode: softgen model.mlir */
 #include "softgen/softgen.h"
-#include "support/io.h"
+#include "base/io.h"
 
 static void usage(FILE *f) {
   fputs(
@@ -305,7 +305,7 @@ static int inspect(const char *path) {
   char *data;
   size_t len;
   sg_meta m;
-  if (sg_read_input(path, "a code object", SG_LIMIT_OBJECT, &data, &len, &d))
+  if (sgb_read_input(path, "a code object", SGB_LIMIT_OBJECT, &data, &len, &d))
     return fail(&d);
   sg_status st = sg_meta_verify(data, len, &d); /* a damaged or edited object is an error */
   if (!st)
@@ -415,7 +415,7 @@ static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag
   if (o->out_file && strcmp(o->out_file, "-") == 0) {
     for (int i = 0; i < nk * SG_OUTPUT_COUNT; i++) {
       const sg_buffer *b = &ks[i / SG_OUTPUT_COUNT].buf[i % SG_OUTPUT_COUNT];
-      if (b->data && sg_stdout_write(b->data, b->size, d))
+      if (b->data && sgb_stdout_write(b->data, b->size, d))
         return SG_ERR_IO;
     }
     return SG_OK;
@@ -428,7 +428,7 @@ static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag
       return sg_diag_set(d, SG_ERR_IO, "%s: cannot create directory: %s", o->out_dir,
                          strerror(errno));
   }
-  sg_outset set = {0};
+  sgb_outset set = {0};
   sg_status st = SG_OK;
   char path[4096];
   for (int i = 0; i < nk * SG_OUTPUT_COUNT && !st; i++) {
@@ -440,11 +440,11 @@ static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag
       st = sg_diag_set(d, SG_ERR_IO, "%s: output path too long (limit %zu bytes)",
                        o->out_file ? o->out_file : o->out_dir, sizeof path - 1);
     else
-      st = sg_outset_add(&set, path, k->buf[kind].data, k->buf[kind].size, d);
+      st = sgb_outset_add(&set, path, k->buf[kind].data, k->buf[kind].size, d);
   }
   if (!st)
-    st = sg_outset_commit(&set, d);
-  sg_outset_discard(&set);
+    st = sgb_outset_commit(&set, d);
+  sgb_outset_discard(&set);
   if (st && made_dir)
     rmdir(o->out_dir); /* only when empty: nothing was renamed into it */
   for (int i = 0; i < nk * SG_OUTPUT_COUNT && !st; i++) {
@@ -590,7 +590,7 @@ done:
 int main(int argc, char **argv) {
   int status = run(argc, argv);
   sg_diag d;
-  if (status == 0 && sg_stdout_flush(&d)) {
+  if (status == 0 && sgb_stdout_flush(&d)) {
     fprintf(stderr, "softgen: error: %s\n", d.message);
     status = 1;
   }

@@ -15,7 +15,7 @@
 
 #include "mlir_main.h"
 #include "softgen/mlir.h"
-#include "support/io.h"
+#include "base/io.h"
 
 typedef struct file_out {
   char path[4096];
@@ -74,7 +74,7 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   o.format = j->emit_asm ? SG_MLIR_FORMAT_ASSEMBLY
              : j->emit_obj ? SG_MLIR_FORMAT_OBJECT
                            : SG_MLIR_FORMAT_AUTO;
-  if (sg_read_input(j->input, "an MLIR module", SG_LIMIT_MLIR, &text, &len, &d))
+  if (sgb_read_input(j->input, "an MLIR module", SGB_LIMIT_MLIR, &text, &len, &d))
     goto done;
   if (sg_mlir_compile_text(j->input, text, len, &o, &module, &rep, &d))
     goto done;
@@ -110,18 +110,18 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   outs[0].size = module.size;
   nouts++;
   if (j->out_file && strcmp(j->out_file, "-") == 0) {
-    if (sg_stdout_write(module.data, module.size, &d) == SG_OK)
+    if (sgb_stdout_write(module.data, module.size, &d) == SG_OK)
       status = 0;
     goto done;
   }
   /* all or nothing: every temporary written before the first rename (support/io.h) */
-  sg_outset set = {0};
+  sgb_outset set = {0};
   sg_status st = SG_OK;
   for (int i = 0; i < nouts && !st; i++)
-    st = sg_outset_add(&set, outs[i].path, outs[i].data, outs[i].size, &d);
+    st = sgb_outset_add(&set, outs[i].path, outs[i].data, outs[i].size, &d);
   if (!st)
-    st = sg_outset_commit(&set, &d);
-  sg_outset_discard(&set);
+    st = sgb_outset_commit(&set, &d);
+  sgb_outset_discard(&set);
   if (st) {
     if (made_dir)
       rmdir(j->out_dir); /* only when empty: nothing was renamed into it */

@@ -1,6 +1,6 @@
 /* io.c - bounded whole-file reads and careful output writes (support/io.h). libc + POSIX. */
 #define _POSIX_C_SOURCE 200809L
-#include "support/io.h"
+#include "base/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +41,7 @@ static void size_text(size_t n, char *buf, size_t cap) {
     snprintf(buf, cap, "%zu bytes", n);
 }
 
-sg_status sg_read_input(const char *path, const char *what, size_t max, char **out, size_t *len,
+sg_status sgb_read_input(const char *path, const char *what, size_t max, char **out, size_t *len,
                         sg_diag *diag) {
   *out = NULL;
   *len = 0;
@@ -95,8 +95,8 @@ sg_status sg_read_input(const char *path, const char *what, size_t max, char **o
   return SG_OK;
 }
 
-sg_status sg_read_file(const char *path, size_t max, char **out, size_t *len, sg_diag *diag) {
-  return sg_read_input(path, "the file", max, out, len, diag);
+sg_status sgb_read_file(const char *path, size_t max, char **out, size_t *len, sg_diag *diag) {
+  return sgb_read_input(path, "the file", max, out, len, diag);
 }
 
 /* ---- writes ---- */
@@ -242,7 +242,7 @@ static sg_status stage(const char *path, const char *dest, const void *data, siz
   return SG_OK;
 }
 
-sg_status sg_outset_add(sg_outset *s, const char *path, const void *data, size_t len,
+sg_status sgb_outset_add(sgb_outset *s, const char *path, const void *data, size_t len,
                         sg_diag *diag) {
   if (s->n == s->cap) {
     int cap = s->cap ? 2 * s->cap : 8;
@@ -302,7 +302,7 @@ static sg_status write_in_place(const sg_outfile *f, sg_diag *diag) {
   return ok ? SG_OK : sg_diag_set(diag, SG_ERR_IO, "%s: cannot write: %s", f->path, strerror(e));
 }
 
-sg_status sg_outset_commit(sg_outset *s, sg_diag *diag) {
+sg_status sgb_outset_commit(sgb_outset *s, sg_diag *diag) {
   for (int i = 0; i < s->n; i++) /* first what cannot be undone by removing a temporary */
     if (!s->files[i].tmp) {
       sg_status st = write_in_place(&s->files[i], diag);
@@ -321,7 +321,7 @@ sg_status sg_outset_commit(sg_outset *s, sg_diag *diag) {
   return SG_OK;
 }
 
-void sg_outset_discard(sg_outset *s) {
+void sgb_outset_discard(sgb_outset *s) {
   for (int i = 0; i < s->n; i++) {
     if (s->files[i].tmp)
       unlink(s->files[i].tmp);
@@ -333,12 +333,12 @@ void sg_outset_discard(sg_outset *s) {
   memset(s, 0, sizeof *s);
 }
 
-sg_status sg_write_file(const char *path, const void *data, size_t len, sg_diag *diag) {
-  sg_outset s = {0};
-  sg_status st = sg_outset_add(&s, path, data, len, diag);
+sg_status sgb_write_file(const char *path, const void *data, size_t len, sg_diag *diag) {
+  sgb_outset s = {0};
+  sg_status st = sgb_outset_add(&s, path, data, len, diag);
   if (!st)
-    st = sg_outset_commit(&s, diag);
-  sg_outset_discard(&s);
+    st = sgb_outset_commit(&s, diag);
+  sgb_outset_discard(&s);
   return st;
 }
 
@@ -347,14 +347,14 @@ static sg_status stdout_error(int e, sg_diag *diag) {
                      e ? strerror(e) : "");
 }
 
-sg_status sg_stdout_write(const void *data, size_t len, sg_diag *diag) {
+sg_status sgb_stdout_write(const void *data, size_t len, sg_diag *diag) {
   errno = 0;
   if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
     return stdout_error(errno, diag);
   return SG_OK;
 }
 
-sg_status sg_stdout_flush(sg_diag *diag) {
+sg_status sgb_stdout_flush(sg_diag *diag) {
   errno = 0;
   if (fflush(stdout) != 0)
     return stdout_error(errno, diag);

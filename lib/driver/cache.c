@@ -2,7 +2,7 @@
  * Entry layout (little-endian): "SGCACHE1" | u64 payload length | SHA-256 of
  * the payload (32) | the key's first 16 bytes | payload. */
 #define _POSIX_C_SOURCE 200809L
-#include "compile/cache.h"
+#include "driver/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,50 +13,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "support/io.h"
+#include "base/io.h"
 
 #define MAGIC "SGCACHE1"
 enum { HEADER = 64, KEY_IN_HEADER = 16, MAX_ENTRY = 1 << 30 };
 
-void sgc_key_field(sg_sha256 *key, const char *label, const void *data, size_t len) {
+void sgd_key_field(sgb_sha256 *key, const char *label, const void *data, size_t len) {
   char head[96];
   int n = snprintf(head, sizeof head, "%s %zu\n", label, len);
-  sg_sha256_update(key, head, (size_t)n);
+  sgb_sha256_update(key, head, (size_t)n);
   if (len)
-    sg_sha256_update(key, data, len);
+    sgb_sha256_update(key, data, len);
 }
 
-static void entry_path(const char *dir, const unsigned char key[SGC_KEY_BYTES], char *out,
+static void entry_path(const char *dir, const unsigned char key[SGD_KEY_BYTES], char *out,
                        size_t cap) {
-  char hex[2 * SGC_KEY_BYTES + 1];
-  for (int i = 0; i < SGC_KEY_BYTES; i++)
+  char hex[2 * SGD_KEY_BYTES + 1];
+  for (int i = 0; i < SGD_KEY_BYTES; i++)
     snprintf(hex + 2 * i, 3, "%02x", key[i]);
   snprintf(out, cap, "%s/%s.sgc", dir, hex);
 }
 
-static void header(unsigned char h[HEADER], const unsigned char key[SGC_KEY_BYTES],
+static void header(unsigned char h[HEADER], const unsigned char key[SGD_KEY_BYTES],
                    const void *data, size_t len) {
   memset(h, 0, HEADER);
   memcpy(h, MAGIC, 8);
   for (int i = 0; i < 8; i++)
     h[8 + i] = (unsigned char)((uint64_t)len >> (8 * i));
-  sg_sha256_of(data, len, h + 16);
+  sgb_sha256_of(data, len, h + 16);
   memcpy(h + 48, key, KEY_IN_HEADER);
 }
 
-sgc_lookup sgc_read(const char *dir, const unsigned char key[SGC_KEY_BYTES], sg_buffer *out) {
+sgd_cache_lookup sgd_cache_read(const char *dir, const unsigned char key[SGD_KEY_BYTES], sg_buffer *out) {
   char path[4096];
   entry_path(dir, key, path, sizeof path);
   out->data = NULL;
   out->size = 0;
   struct stat sb;
   if (stat(path, &sb) != 0)
-    return SGC_MISS;
+    return SGD_CACHE_MISS;
   /* a regular file of at most a whole entry, read without blocking on a FIFO */
   char *data;
   size_t size;
-  if (sg_read_input(path, "a cache entry", (size_t)HEADER + MAX_ENTRY, &data, &size, NULL))
-    return SGC_CORRUPT;
+  if (sgb_read_input(path, "a cache entry", (size_t)HEADER + MAX_ENTRY, &data, &size, NULL))
+    return SGD_CACHE_CORRUPT;
   unsigned char want[HEADER];
   uint64_t len = 0;
   int ok = size >= HEADER && memcmp(data, MAGIC, 8) == 0;
@@ -70,12 +70,12 @@ sgc_lookup sgc_read(const char *dir, const unsigned char key[SGC_KEY_BYTES], sg_
   }
   if (!ok) {
     free(data);
-    return SGC_CORRUPT;
+    return SGD_CACHE_CORRUPT;
   }
   memmove(data, data + HEADER, (size_t)len + 1); /* the payload and the NUL after it */
   out->data = data;
   out->size = (size_t)len;
-  return SGC_HIT;
+  return SGD_CACHE_HIT;
 }
 
 /* mkdir -p with mode 0700 for the directories it creates. */
@@ -109,7 +109,7 @@ static int write_all(int fd, const void *data, size_t len) {
   return 0;
 }
 
-sg_status sgc_write(const char *dir, const unsigned char key[SGC_KEY_BYTES], const void *data,
+sg_status sgd_cache_write(const char *dir, const unsigned char key[SGD_KEY_BYTES], const void *data,
                     size_t len, sg_diag *diag) {
   char path[4096], tmp[4096 + 32];
   if (make_dirs(dir) != 0)

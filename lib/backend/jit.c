@@ -18,7 +18,7 @@
 #include <llvm-c/Orc.h>
 
 #include "codegen/module.h"
-#include "target/target.h"
+#include "backend/backend.h"
 
 struct sg_jit {
   LLVMOrcLLJITRef jit;
@@ -57,13 +57,13 @@ sg_status sg_jit_create(sg_module *m, sg_jit **out, sg_diag *diag) {
   if (!m || !out)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_jit_create: null argument");
   *out = NULL;
-  if (!m->plan.target->finish_kernel || strcmp(m->plan.target->name, "host") != 0)
+  if (m->plan.target != &sgh_host)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "the JIT runs host-target kernels only, not %s "
                        "(generate with --target host)", m->plan.target->name);
   sg_jit *j = calloc(1, sizeof *j);
   if (!j)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-  sg_target_initialize(m->plan.target);
+  sge_backend_for(m->plan.target); /* LLVM's native target, once */
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&j->jit, NULL); /* NULL: the default builder */
   if (err) {
     free(j);

@@ -6,18 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct sg_sha256 {
+typedef struct sgb_sha256 {
   uint32_t h[8];
   uint64_t bytes;      /* message length so far */
   unsigned char buf[64];
   size_t fill;         /* bytes in buf */
-} sg_sha256;
+} sgb_sha256;
 
-void sg_sha256_init(sg_sha256 *s);
-void sg_sha256_update(sg_sha256 *s, const void *data, size_t len);
+void sgb_sha256_init(sgb_sha256 *s);
+void sgb_sha256_update(sgb_sha256 *s, const void *data, size_t len);
 /* Writes the 32-byte digest; s must be re-initialised before reuse. */
-void sg_sha256_final(sg_sha256 *s, unsigned char digest[32]);
+void sgb_sha256_final(sgb_sha256 *s, unsigned char digest[32]);
 /* digest of data in one call */
-void sg_sha256_of(const void *data, size_t len, unsigned char digest[32]);
+void sgb_sha256_of(const void *data, size_t len, unsigned char digest[32]);
 
 #endif

@@ -1,5 +1,7 @@
-/* emit.c - target machines, LLVM's optimisation pipeline and emission of
- * .ll / assembly / code objects for an sg_module (softgen/codegen.h). Every
+/* machine.c - an sg_module's life (softgen/codegen.h): sg_codegen makes one
+ * (an LLVM context and module set up for the plan's target, the kernel built
+ * by codegen with the backend's IR hooks, verified); target machines, LLVM's
+ * optimisation pipeline and emission of .ll / assembly / code objects. Every
  * loadable output leaves here sealed (softgen/meta.h: the checksum over its
  * bytes written into its metadata), whoever asked for it: the compile driver
  * (CLI, Python, its cache), the MLIR front end, callers of codegen.h. */
@@ -9,21 +11,12 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "backend/backend.h"
 #include "codegen/module.h"
-#include "target/target.h"
-
-
-
-void sg_buffer_free(sg_buffer *b) {
-  if (b) {
-    free(b->data);
-    b->data = NULL;
-    b->size = 0;
-  }
-}
 
 static sg_status machine(const sg_module *m, LLVMTargetMachineRef *out, sg_diag *diag) {
-  const sg_target_info *tg = m->plan.target;
+  const sgh_target *tg = m->plan.target;
+  const sge_backend *be = sge_backend_for(tg);
   LLVMTargetRef target;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(tg->triple, &target, &err)) {
@@ -32,8 +25,8 @@ static sg_status machine(const sg_module *m, LLVMTargetMachineRef *out, sg_diag 
     LLVMDisposeMessage(err);
     return st;
   }
-  *out = LLVMCreateTargetMachine(target, tg->triple, tg->cpu(m->plan.arch),
-                                 tg->features(m->plan.arch, m->plan.wave), LLVMCodeGenLevelAggressive,
+  *out = LLVMCreateTargetMachine(target, tg->triple, be->cpu(m->plan.arch),
+                                 be->features(m->plan.arch, m->plan.wave), LLVMCodeGenLevelAggressive,
                                  LLVMRelocPIC, LLVMCodeModelDefault);
   if (!*out)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "LLVM cannot make a target machine for %s %s",
@@ -41,7 +34,8 @@ static sg_status machine(const sg_module *m, LLVMTargetMachineRef *out, sg_diag 
   return SG_OK;
 }
 
-sg_status sg_target_set_data_layout(sg_module *m, sg_diag *diag) {
+/* Sets the module's data layout from its target machine (codegen sizes types by it). */
+static sg_status set_data_layout(sg_module *m, sg_diag *diag) {
   LLVMTargetMachineRef tm;
   sg_status st = machine(m, &tm, diag);
   if (st)
@@ -52,6 +46,32 @@ sg_status sg_target_set_data_layout(sg_module *m, sg_diag *diag) {
   LLVMDisposeMessage(dl);
   LLVMDisposeTargetData(td);
   LLVMDisposeTargetMachine(tm);
+  return SG_OK;
+}
+
+sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out, sg_diag *diag) {
+  if (!t || !plan || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_codegen: null argument");
+  *out = NULL;
+  if (strcmp(t->name, plan->template_name) != 0)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "plan was resolved for template '%s', not '%s'", plan->template_name, t->name);
+  sg_module *m = calloc(1, sizeof *m);
+  if (!m)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+  m->plan = *plan;
+  m->ctx = LLVMContextCreate();
+  m->mod = LLVMModuleCreateWithNameInContext(plan->kernel_name, m->ctx);
+  const sge_backend *be = sge_backend_for(plan->target);
+  LLVMSetTarget(m->mod, plan->target->triple);
+  sg_status st = set_data_layout(m, diag);
+  if (!st)
+    st = sgc_build(m, t, be->ir, diag);
+  if (st) {
+    sg_module_destroy(m);
+    return st;
+  }
+  *out = m;
   return SG_OK;
 }
 
@@ -120,22 +140,23 @@ static sg_status emit(sg_module *m, sg_emit_kind kind, const sg_emit_options *op
   }
   if (kind == SG_EMIT_ASM)
     return emit_machine(m, LLVMAssemblyFile, out, diag);
-  if (kind == SG_EMIT_SHARED && !m->plan.target->link_shared)
+  const sge_backend *be = sge_backend_for(m->plan.target);
+  if (kind == SG_EMIT_SHARED && !be->link_shared)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "target %s makes no shared library (only "
                        "--target host does)", m->plan.target->name);
   if (kind != SG_EMIT_OBJECT && kind != SG_EMIT_SHARED)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "unknown emit kind %d", (int)kind);
   sg_buffer asm_text;
-  sg_status st = emit_machine(m, m->plan.target->assemble_from_object ? LLVMObjectFile : LLVMAssemblyFile,
+  sg_status st = emit_machine(m, be->assemble_from_object ? LLVMObjectFile : LLVMAssemblyFile,
                               &asm_text, diag);
   if (st)
     return st;
-  st = m->plan.target->assemble(&m->plan, &asm_text, opts, out, diag);
+  st = be->assemble(&m->plan, &asm_text, opts, out, diag);
   sg_buffer_free(&asm_text);
   if (st || kind != SG_EMIT_SHARED)
     return st;
   sg_buffer obj = *out;
-  st = m->plan.target->link_shared(&m->plan, &obj, opts, out, diag);
+  st = be->link_shared(&m->plan, &obj, opts, out, diag);
   if (st) {
     out->data = NULL;
     out->size = 0;
@@ -180,6 +201,3 @@ void sg_module_destroy(sg_module *m) {
   free(m);
 }
 
-const char *sg_plan_asm_ext(const sg_plan *plan) { return plan->target->asm_ext; }
-const char *sg_plan_object_ext(const sg_plan *plan) { return plan->target->object_ext; }
-const char *sg_plan_shared_ext(const sg_plan *plan) { return plan->target->shared_ext; }

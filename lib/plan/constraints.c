@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "constraints/constraints.h"
-#include "support/io.h"
+#include "plan/plan.h"
+#include "base/io.h"
 #include "template/lexer.h"
 
 typedef enum { V_INT, V_NAME, V_TUPLE, V_MAP } vkind;
@@ -26,7 +26,7 @@ typedef struct value {
   char name[SGT_NAME_MAX];
   int n;
   int64_t tuple[3];
-  sgc_tile map[SGC_MAX_DIMS];
+  sgp_tile map[SGP_MAX_DIMS];
   int line, col;
 } value;
 
@@ -117,9 +117,9 @@ static sg_status parse_value(cparser *ps, value *v) {
     v->kind = V_MAP;
     sgl_next(&ps->lx);
     for (;;) {
-      if (v->n == SGC_MAX_DIMS)
-        return ERR(ps, "a map has at most %d entries", SGC_MAX_DIMS);
-      sgc_tile *e = &v->map[v->n++];
+      if (v->n == SGP_MAX_DIMS)
+        return ERR(ps, "a map has at most %d entries", SGP_MAX_DIMS);
+      sgp_tile *e = &v->map[v->n++];
       e->loc.line = ps->lx.tok.line;
       e->loc.col = ps->lx.tok.col;
       if ((st = parse_name(ps, e->dim)) || (st = expect(ps, ':')))
@@ -131,7 +131,7 @@ static sg_status parse_value(cparser *ps, value *v) {
         if (strcmp(full, e->dim) != 0)
           return ERR_AT(ps, e->loc.line, e->loc.col,
                         "vector shape of %s must be an integer or %s itself", e->dim, e->dim);
-        e->tile = SGC_FULL;
+        e->tile = SGP_FULL;
       } else if ((st = parse_int(ps, &e->tile)))
         return st;
       if (sgl_is_punct(&ps->lx, '}'))
@@ -154,7 +154,7 @@ static const char *const params[K_COUNT][3] = {
     {"dim", "tile", NULL},
     {"rows_in_flight", "online", "staging"}};
 
-static void set_loc(sgc_loc *loc, const char *file, int line, int col) {
+static void set_loc(sgp_loc *loc, const char *file, int line, int col) {
   snprintf(loc->file, sizeof loc->file, "%s", file);
   loc->line = line;
   loc->col = col;
@@ -162,7 +162,7 @@ static void set_loc(sgc_loc *loc, const char *file, int line, int col) {
 
 /* Applies argument `slot` of a constraint of kind k. */
 static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constraints *c,
-                       sgc_tile *tile) {
+                       sgp_tile *tile) {
   const char *pname = params[k][slot];
 #define WANT(kd, what)                                                                   \
   if (v->kind != kd)                                                                     \
@@ -232,7 +232,7 @@ static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constr
       if (tile->dim[0] && strcmp(v->name, tile->dim) != 0)
         return ERR_AT(ps, v->line, v->col, "%s: tile of %s must be an integer or %s itself",
                       kind_names[k], tile->dim, tile->dim);
-      tile->tile = SGC_FULL;
+      tile->tile = SGP_FULL;
     } else {
       WANT(V_INT, "an integer or the dim's name");
       if (v->i < 1)
@@ -266,7 +266,7 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
                   kname);
   if ((st = expect(ps, '(')))
     return st;
-  sgc_tile tile;
+  sgp_tile tile;
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
   int nslots = k == K_WAVE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
@@ -334,13 +334,13 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
                   tile.dim);
   set_loc(&tile.loc, ps->file, line, col);
   int *count = k == K_WORKGROUP ? &c->nworkgroup : &c->nwave;
-  sgc_tile *list = k == K_WORKGROUP ? c->workgroup : c->wave;
+  sgp_tile *list = k == K_WORKGROUP ? c->workgroup : c->wave;
   for (int i = 0; i < *count; i++)
     if (strcmp(list[i].dim, tile.dim) == 0)
       return ERR_AT(ps, line, col, "%s for %s given twice (first at %s:%d:%d)", kind_names[k],
                     tile.dim, list[i].loc.file, list[i].loc.line, list[i].loc.col);
-  if (*count == SGC_MAX_DIMS)
-    return ERR_AT(ps, line, col, "more than %d %ss", SGC_MAX_DIMS, kind_names[k]);
+  if (*count == SGP_MAX_DIMS)
+    return ERR_AT(ps, line, col, "more than %d %ss", SGP_MAX_DIMS, kind_names[k]);
   list[(*count)++] = tile;
   return SG_OK;
 }
@@ -379,7 +379,7 @@ sg_status sg_constraints_parse(sg_constraints *c, const char *file, const char *
 sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_diag *diag) {
   char *text;
   size_t len;
-  sg_status st = sg_read_input(path, "a constraints file", SG_LIMIT_TEXT, &text, &len, diag);
+  sg_status st = sgb_read_input(path, "a constraints file", SGB_LIMIT_TEXT, &text, &len, diag);
   if (st)
     return st;
   st = sg_constraints_parse(c, path, text, len, diag);

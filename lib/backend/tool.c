@@ -1,6 +1,6 @@
 /* tool.c - external tools run on buffers (support/tool.h). POSIX. */
 #define _POSIX_C_SOURCE 200809L
-#include "support/tool.h"
+#include "backend/tool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,14 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "support/io.h"
+#include "base/io.h"
 
 static int executable(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
 }
 
-sg_status sg_tool_find(const char *name, const char *explicit_path, const char *home_env,
+sg_status sge_tool_find(const char *name, const char *explicit_path, const char *home_env,
                        const char *extra_dir, char *out, size_t cap, sg_diag *diag) {
   if (explicit_path) {
     if (!executable(explicit_path))
@@ -52,7 +52,7 @@ sg_status sg_tool_find(const char *name, const char *explicit_path, const char *
                      home_env ? " under $" : "", home_env ? home_env : "", home_env ? "/bin or" : "");
 }
 
-sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *in_ext,
+sg_status sge_tool_run(const char *const *argv, const sg_buffer *in, const char *in_ext,
                       const char *out_ext, sg_buffer *out, sg_diag *diag) {
   const char *tmpdir = getenv("TMPDIR");
   char dir[512], inpath[600], outpath[600], errpath[600];
@@ -67,7 +67,7 @@ sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *
   for (; argv[n] && n < 31; n++)
     args[n] = strcmp(argv[n], "@IN@") == 0 ? inpath : strcmp(argv[n], "@OUT@") == 0 ? outpath : argv[n];
   args[n] = NULL;
-  sg_status st = sg_write_file(inpath, in->data, in->size, diag);
+  sg_status st = sgb_write_file(inpath, in->data, in->size, diag);
   if (!st) {
     pid_t pid = fork();
     if (pid == 0) {
@@ -85,7 +85,7 @@ sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       char *err = NULL;
       size_t len = 0;
-      if (sg_read_input(errpath, "a tool's messages", (size_t)1 << 16, &err, &len, NULL))
+      if (sgb_read_input(errpath, "a tool's messages", (size_t)1 << 16, &err, &len, NULL))
         err = NULL;
       if (err && len > 600)
         err[600] = '\0';
@@ -97,7 +97,7 @@ sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *
     } else {
       char *data;
       size_t len;
-      st = sg_read_input(outpath, "a code object", SG_LIMIT_OBJECT, &data, &len, diag);
+      st = sgb_read_input(outpath, "a code object", SGB_LIMIT_OBJECT, &data, &len, diag);
       if (!st) {
         out->data = data;
         out->size = len;
@@ -111,7 +111,7 @@ sg_status sg_tool_run(const char *const *argv, const sg_buffer *in, const char *
   return st;
 }
 
-sg_status sg_tool_version(const char *path, char *out, size_t cap, sg_diag *diag) {
+sg_status sge_tool_version(const char *path, char *out, size_t cap, sg_diag *diag) {
   int fds[2];
   if (cap == 0 || pipe(fds) != 0)
     return sg_diag_set(diag, SG_ERR_TOOL, "cannot run %s: %s", path, strerror(errno));

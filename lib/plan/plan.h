@@ -7,45 +7,45 @@
 #include "softgen/constraints.h"
 #include "template/template.h"
 
-struct sg_target_info;
+struct sgh_target;
 
 /* Where a constraint came from, for "file:line:col" in rejections. */
-typedef struct sgc_loc {
+typedef struct sgp_loc {
   char file[128];
   int line, col;
-} sgc_loc;
+} sgp_loc;
 
-#define SGC_FULL (-1) /* a tile written as the dim's own name: the whole extent */
-#define SGC_MAX_DIMS 4
+#define SGP_FULL (-1) /* a tile written as the dim's own name: the whole extent */
+#define SGP_MAX_DIMS 4
 
-typedef struct sgc_tile {
+typedef struct sgp_tile {
   char dim[SGT_NAME_MAX];
-  int64_t tile; /* > 0, or SGC_FULL */
+  int64_t tile; /* > 0, or SGP_FULL */
   int grid_axis; /* WorkgroupConstraint only */
-  sgc_loc loc;
-} sgc_tile;
+  sgp_loc loc;
+} sgp_tile;
 
 struct sg_constraints {
   int has_hw;
-  sgc_loc hw_loc;
+  sgp_loc hw_loc;
   unsigned threads_per_wave;      /* 0: not given */
   unsigned waves_per_block[3];    /* 0: not given */
   int nvec;
-  sgc_tile vec[SGC_MAX_DIMS];     /* vector_shapes entries (tile = elements) */
+  sgp_tile vec[SGP_MAX_DIMS];     /* vector_shapes entries (tile = elements) */
   int nworkgroup;
-  sgc_tile workgroup[SGC_MAX_DIMS];
+  sgp_tile workgroup[SGP_MAX_DIMS];
   int nwave;
-  sgc_tile wave[SGC_MAX_DIMS];
+  sgp_tile wave[SGP_MAX_DIMS];
   unsigned rows_in_flight; /* PipelineConstraint: 0 not given, 1 or 2 */
   int online;              /* PipelineConstraint: 0 not given, 1 off, 2 on */
   int staging;             /* PipelineConstraint: 0 not given, 1 registers, 2 shared memory */
-  sgc_loc pipeline_loc;
+  sgp_loc pipeline_loc;
 };
 
 /* The resolved plan: every number the kernel is built from. Fields marked
  * "auto" in `chosen` were picked by choose_defaults, the rest were given. */
 struct sg_plan {
-  const struct sg_target_info *target;
+  const struct sgh_target *target; /* the target's limits (target/target.h) */
   char arch[32];
   sg_dtype dtype;
   sg_dtype out_dtype; /* "U": the output dtype (dtype unless given) */
@@ -94,13 +94,13 @@ struct sg_plan {
 /* WorkgroupConstraint(M, rows, axis) (wg_m, may be NULL) names a number of
  * rows and grid axis 0; else SG_ERR_CONSTRAINT at the constraint. M: the
  * template's row dim (constraints/resolve.c). */
-sg_status sgc_check_rows_tile(const sgc_tile *wg_m, const char *M, sg_diag *diag);
+sg_status sgp_check_rows_tile(const sgp_tile *wg_m, const char *M, sg_diag *diag);
 
 /* The shape of an inner-layout plan (constraints/inner.c): wave, block, rows
  * per block (one thread a row), vector 1, chunks and row tiles, given
  * constraints honoured or rejected. pl->target and pl->arch are set; n is N,
  * elem_bytes the widest tensor element. */
-sg_status sgc_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
+sg_status sgp_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
                             unsigned elem_bytes, sg_plan *pl, sg_diag *diag);
 
 #endif

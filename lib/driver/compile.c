@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compile/cache.h"
-#include "constraints/constraints.h"
-#include "support/io.h"
-#include "support/tool.h"
-#include "target/target.h"
+#include "driver/cache.h"
+#include "plan/plan.h"
+#include "base/io.h"
+#include "backend/tool.h"
+#include "backend/backend.h"
 
 #ifndef SOFTGEN_VERSION
 #define SOFTGEN_VERSION "unknown"
@@ -51,7 +51,7 @@ struct sg_compilation {
   char ptxas[PATH_MAX], lld[PATH_MAX];
   sg_emit_options tools;
   int cache_on;
-  sg_sha256 key; /* every input but the output kind and the tool */
+  sgb_sha256 key; /* every input but the output kind and the tool */
   sg_compile_stats stats;
 };
 
@@ -144,7 +144,7 @@ sg_status sg_cache_dir(const char *override_dir, int no_cache, char *out, size_t
 
 /* The binary holding this code (executable or shared library), by path, size
  * and modification time: a rebuilt softgen gets fresh cache entries. */
-static void key_binary(sg_sha256 *key) {
+static void key_binary(sgb_sha256 *key) {
   static const char anchor = 0;
   Dl_info info;
   char id[PATH_MAX + 64] = "unknown";
@@ -152,10 +152,10 @@ static void key_binary(sg_sha256 *key) {
   if (dladdr(&anchor, &info) && info.dli_fname && stat(info.dli_fname, &sb) == 0)
     snprintf(id, sizeof id, "%s %lld %lld.%09ld", info.dli_fname, (long long)sb.st_size,
              (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec);
-  sgc_key_field(key, "binary", id, strlen(id));
+  sgd_key_field(key, "binary", id, strlen(id));
 }
 
-static void key_plan(sg_sha256 *key, const sg_plan *plan) {
+static void key_plan(sgb_sha256 *key, const sg_plan *plan) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -163,36 +163,36 @@ static void key_plan(sg_sha256 *key, const sg_plan *plan) {
     sg_plan_print(plan, f);
     fclose(f);
   }
-  sgc_key_field(key, "plan", text ? text : "?", text ? len : 1);
+  sgd_key_field(key, "plan", text ? text : "?", text ? len : 1);
   free(text);
 }
 
 /* The key of one output; 0 when it cannot be made (the tool is missing: the
  * output is then built uncached and fails or is skipped as usual). */
-static int output_key(const sg_compilation *c, int kind, unsigned char key[SGC_KEY_BYTES]) {
+static int output_key(const sg_compilation *c, int kind, unsigned char key[SGD_KEY_BYTES]) {
   if (kind == SG_OUTPUT_SHARED)
     return 0; /* the linker (ld.lld or cc) is not part of the key: always linked afresh */
-  sg_sha256 s = c->key;
+  sgb_sha256 s = c->key;
   char k[8];
   snprintf(k, sizeof k, "%d", kind);
-  sgc_key_field(&s, "output", k, strlen(k));
+  sgd_key_field(&s, "output", k, strlen(k));
   if (kind == SG_OUTPUT_OBJECT) {
     char path[PATH_MAX], version[2048];
-    if (!c->plan->target->find_tool ||
-        c->plan->target->find_tool(&c->tools, path, sizeof path, NULL) ||
-        sg_tool_version(path, version, sizeof version, NULL))
+    const sge_backend *be = sge_backend_for(c->plan->target);
+    if (!be->find_tool || be->find_tool(&c->tools, path, sizeof path, NULL) ||
+        sge_tool_version(path, version, sizeof version, NULL))
       return 0;
-    sgc_key_field(&s, "tool", path, strlen(path));
-    sgc_key_field(&s, "tool-version", version, strlen(version));
+    sgd_key_field(&s, "tool", path, strlen(path));
+    sgd_key_field(&s, "tool-version", version, strlen(version));
   }
-  sg_sha256_final(&s, key);
+  sgb_sha256_final(&s, key);
   return 1;
 }
 
 /* ---- create: parse and resolve ---- */
 
 /* Reads a source's text: src->text, or the file src->name (what: "a template", ...;
- * a regular file of at most SG_LIMIT_TEXT). *owned is what to free. */
+ * a regular file of at most SGB_LIMIT_TEXT). *owned is what to free. */
 static sg_status source_text(const sg_source *src, const char *what, const char **text,
                              size_t *len, char **owned, sg_diag *diag) {
   *owned = NULL;
@@ -203,7 +203,7 @@ static sg_status source_text(const sg_source *src, const char *what, const char 
   }
   if (!src->name)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "a source has neither text nor a name");
-  sg_status st = sg_read_input(src->name, what, SG_LIMIT_TEXT, owned, len, diag);
+  sg_status st = sgb_read_input(src->name, what, SGB_LIMIT_TEXT, owned, len, diag);
   *text = *owned;
   return st;
 }
@@ -223,7 +223,7 @@ static sg_status parse_inputs(sg_compilation *c, const sg_compile_options *o, sg
   char *owned;
   sg_status st = source_text(&tsrc, "a template", &text, &len, &owned, diag);
   if (!st) {
-    sgc_key_field(&c->key, "template", text, len);
+    sgd_key_field(&c->key, "template", text, len);
     st = sg_template_parse(tsrc.name ? tsrc.name : "<template>", text, len, &c->t, diag);
   }
   free(owned);
@@ -232,7 +232,7 @@ static sg_status parse_inputs(sg_compilation *c, const sg_compile_options *o, sg
   for (int i = 0; !st && i < o->nconstraints; i++) {
     st = source_text(&o->constraints[i], "a constraints file", &text, &len, &owned, diag);
     if (!st) {
-      sgc_key_field(&c->key, "constraints", text, len);
+      sgd_key_field(&c->key, "constraints", text, len);
       st = sg_constraints_parse(c->c, o->constraints[i].name ? o->constraints[i].name : "<constraints>",
                                 text, len, diag);
     }
@@ -279,10 +279,10 @@ sg_status sg_compilation_create(const sg_compile_options *o, sg_compilation **ou
                              sizeof c->stats.cache_dir, NULL) == SG_OK;
   if (!c->cache_on)
     c->stats.cache_dir[0] = '\0';
-  sg_sha256_init(&c->key);
-  sgc_key_field(&c->key, "softgen-cache", "1", 1);
-  sgc_key_field(&c->key, "softgen", SOFTGEN_VERSION, strlen(SOFTGEN_VERSION));
-  sgc_key_field(&c->key, "llvm", SOFTGEN_LLVM_VERSION, strlen(SOFTGEN_LLVM_VERSION));
+  sgb_sha256_init(&c->key);
+  sgd_key_field(&c->key, "softgen-cache", "1", 1);
+  sgd_key_field(&c->key, "softgen", SOFTGEN_VERSION, strlen(SOFTGEN_VERSION));
+  sgd_key_field(&c->key, "llvm", SOFTGEN_LLVM_VERSION, strlen(SOFTGEN_LLVM_VERSION));
   key_binary(&c->key);
 
   double t0 = now_ms();
@@ -363,7 +363,7 @@ sg_status sg_compilation_emit(sg_compilation *c, sg_buffer out[SG_OUTPUT_COUNT],
   if (!c || !out)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_compilation_emit: null argument");
   memset(out, 0, SG_OUTPUT_COUNT * sizeof out[0]);
-  unsigned char keys[SG_OUTPUT_COUNT][SGC_KEY_BYTES];
+  unsigned char keys[SG_OUTPUT_COUNT][SGD_KEY_BYTES];
   unsigned keyed = 0, need = 0;
   double t = now_ms();
   for (int k = 0; k < SG_OUTPUT_COUNT; k++) {
@@ -371,12 +371,12 @@ sg_status sg_compilation_emit(sg_compilation *c, sg_buffer out[SG_OUTPUT_COUNT],
       continue;
     if (c->cache_on && output_key(c, k, keys[k])) {
       keyed |= SG_OUTPUT_BIT(k);
-      sgc_lookup r = sgc_read(c->stats.cache_dir, keys[k], &out[k]);
-      if (r == SGC_HIT) {
+      sgd_cache_lookup r = sgd_cache_read(c->stats.cache_dir, keys[k], &out[k]);
+      if (r == SGD_CACHE_HIT) {
         c->stats.cache_hits++;
         continue;
       }
-      if (r == SGC_CORRUPT)
+      if (r == SGD_CACHE_CORRUPT)
         c->stats.cache_rejected++;
     }
     need |= SG_OUTPUT_BIT(k);
@@ -396,7 +396,7 @@ sg_status sg_compilation_emit(sg_compilation *c, sg_buffer out[SG_OUTPUT_COUNT],
     if (!(need & keyed & SG_OUTPUT_BIT(k)) || !out[k].data)
       continue;
     sg_diag w;
-    if (sgc_write(c->stats.cache_dir, keys[k], out[k].data, out[k].size, &w) == SG_OK)
+    if (sgd_cache_write(c->stats.cache_dir, keys[k], out[k].data, out[k].size, &w) == SG_OK)
       c->stats.cache_stores++;
     else if (!c->stats.warning[0])
       snprintf(c->stats.warning, sizeof c->stats.warning, "%s", w.message);

@@ -1,5 +1,5 @@
 /* inner.c - the shape of a plan in the inner layout (constraints/constraints.h,
- * sgc_resolve_inner; called by resolve.c for SG_LAYOUT_INNER).
+ * sgp_resolve_inner; called by resolve.c for SG_LAYOUT_INNER).
  *
  * The kernel sees every tensor as [outer, N, inner] with a contiguous inner
  * dim: row m = o * inner + i. For coalescing, adjacent threads take adjacent
@@ -15,13 +15,13 @@
  * over threads, vectors along N, staging). */
 #include <string.h>
 
-#include "constraints/constraints.h"
+#include "plan/plan.h"
 #include "target/target.h"
 
 /* Threads a block has when no constraint says (at least one wave). */
 #define INNER_BLOCK_THREADS 256
 
-static const sgc_tile *tile_of(const sgc_tile *list, int n, const char *dim) {
+static const sgp_tile *tile_of(const sgp_tile *list, int n, const char *dim) {
   for (int i = 0; i < n; i++)
     if (strcmp(list[i].dim, dim) == 0)
       return &list[i];
@@ -31,9 +31,9 @@ static const sgc_tile *tile_of(const sgc_tile *list, int n, const char *dim) {
 #define REJECT_AT(loc, ...) \
   sg_diag_at(diag, SG_ERR_CONSTRAINT, (loc).file, (loc).line, (loc).col, __VA_ARGS__)
 
-sg_status sgc_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
+sg_status sgp_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
                             unsigned elem_bytes, sg_plan *pl, sg_diag *diag) {
-  const sg_target_info *tg = pl->target;
+  const sgh_target *tg = pl->target;
   const char *M = t->dims[t->tensors[0].shape.dims[0]], *N = t->dims[t->tensors[0].shape.dims[1]];
   pl->wave = c->threads_per_wave;
   if (!pl->wave) {
@@ -47,18 +47,18 @@ sg_status sgc_resolve_inner(const sg_template *t, const sg_constraints *c, int64
     if (c->vec[i].tile != 1)
       return REJECT_AT(c->vec[i].loc, "vector_shapes: %s must be 1 in the inner layout (a thread "
                        "owns one row; its elements along %s are nstride apart)", c->vec[i].dim, N);
-  const sgc_tile *wg_m = tile_of(c->workgroup, c->nworkgroup, M);
-  const sgc_tile *wg_n = tile_of(c->workgroup, c->nworkgroup, N);
-  const sgc_tile *wv_m = tile_of(c->wave, c->nwave, M);
-  const sgc_tile *wv_n = tile_of(c->wave, c->nwave, N);
-  if (wg_n && wg_n->tile != SGC_FULL && wg_n->tile != n)
+  const sgp_tile *wg_m = tile_of(c->workgroup, c->nworkgroup, M);
+  const sgp_tile *wg_n = tile_of(c->workgroup, c->nworkgroup, N);
+  const sgp_tile *wv_m = tile_of(c->wave, c->nwave, M);
+  const sgp_tile *wv_n = tile_of(c->wave, c->nwave, N);
+  if (wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n)
     return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): the inner layout keeps a row in "
                      "one thread, so a workgroup holds whole rows (%s = %lld)", N,
                      (long long)wg_n->tile, N, (long long)n);
-  if (wv_n && wv_n->tile != SGC_FULL && wv_n->tile != n)
+  if (wv_n && wv_n->tile != SGP_FULL && wv_n->tile != n)
     return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %lld): the inner layout keeps a row in one "
                      "thread, not split over waves", N, (long long)wv_n->tile);
-  if (wv_m && wv_m->tile == SGC_FULL)
+  if (wv_m && wv_m->tile == SGP_FULL)
     return REJECT_AT(wv_m->loc, "WaveConstraint(%s, %s): %s is the run-time row count", M, M, M);
   if (wv_m && wv_m->tile != pl->wave)
     return REJECT_AT(wv_m->loc, "WaveConstraint(%s, %lld): in the inner layout a wave holds %u "
@@ -66,7 +66,7 @@ sg_status sgc_resolve_inner(const sg_template *t, const sg_constraints *c, int64
   if (c->staging == 2)
     return REJECT_AT(c->pipeline_loc, "PipelineConstraint(staging=1): the inner layout does not "
                      "stage rows (a row is one thread's; long rows are read in tiles)");
-  sg_status st = sgc_check_rows_tile(wg_m, M, diag);
+  sg_status st = sgp_check_rows_tile(wg_m, M, diag);
   if (st)
     return st;
 

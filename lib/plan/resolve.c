@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "constraints/constraints.h"
+#include "plan/plan.h"
 #include "target/target.h"
 
 typedef struct resolver {
@@ -105,14 +105,14 @@ static sg_status check_template(resolver *r) {
   return SG_OK;
 }
 
-static const sgc_tile *find_tile(const sgc_tile *list, int n, const char *dim) {
+static const sgp_tile *find_tile(const sgp_tile *list, int n, const char *dim) {
   for (int i = 0; i < n; i++)
     if (strcmp(list[i].dim, dim) == 0)
       return &list[i];
   return NULL;
 }
 
-static sg_status check_dims_known(resolver *r, const sgc_tile *list, int n, const char *what) {
+static sg_status check_dims_known(resolver *r, const sgp_tile *list, int n, const char *what) {
   for (int i = 0; i < n; i++) {
     int known = 0;
     for (int d = 0; d < r->t->ndims; d++)
@@ -210,18 +210,18 @@ static unsigned read_bytes(const resolver *r) { return read_sizes(r, NULL, NULL)
  * synccheck flagged clusters of 16 with several blocks a multiprocessor and
  * passed those of one (test/gpu/cluster16.sh, "Issue 10" in test/gpu/RESULTS.md).
  * (choose_staging also keeps online chains without a causal op off them.) */
-static int stage_share_fits(const sg_target_info *tg, const char *arch, uint64_t share,
+static int stage_share_fits(const sgh_target *tg, const char *arch, uint64_t share,
                             unsigned cluster) {
   uint64_t limit = tg->stage_smem(arch);
   return share + STAGE_RESERVE <= limit && (cluster <= tg->max_cluster || 2 * share > limit);
 }
 static sg_status choose_staging(resolver *r, int64_t n) {
   sg_plan *pl = r->plan;
-  const sg_target_info *tg = pl->target;
+  const sgh_target *tg = pl->target;
   unsigned narrowest;
   read_sizes(r, &narrowest, NULL);
   /* each read's vector is one 4, 8 or 16-byte copy */
-  int can = tg->stage_copy != NULL, narrow = pl->vec * narrowest < 4;
+  int can = sgh_can_stage(tg), narrow = pl->vec * narrowest < 4;
   if (r->c->staging) {
     pl->stage = r->c->staging == 2;
     if (pl->stage && !can)
@@ -236,7 +236,7 @@ static sg_status choose_staging(resolver *r, int64_t n) {
   /* the most a workgroup would hold: the row over the largest portable
    * cluster, else over the largest staged one */
   uint64_t row = (uint64_t)n * read_bytes(r);
-  int clusters = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch);
+  int clusters = sgh_has_clusters(tg, pl->arch);
   int fits = can && stage_share_fits(tg, pl->arch, clusters ? row / tg->max_cluster : row, 1);
   /* over non-portable clusters, measured on an H100 at f32 N = 262144 against
    * the registers plan (1024 threads): the backward passes 0.54 -> 0.92 of
@@ -267,14 +267,14 @@ static unsigned choose_staged_threads(uint64_t vectors, unsigned max_threads) {
  * with tile < N asks for N / tile; otherwise auto-configuration takes the
  * fewest that keep a thread's share of the row within AUTO_ELEMS_PER_THREAD
  * (rows longer than one block's registers). Sets pl->cluster and pl->tile_n. */
-static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_tile *wg_m,
+static resolver *resolve_cluster(resolver *r, const sgp_tile *wg_n, const sgp_tile *wg_m,
                                  int64_t n, uint64_t vectors) {
   sg_plan *pl = r->plan;
-  const sg_target_info *tg = pl->target;
+  const sgh_target *tg = pl->target;
   const char *N = r->t->dims[r->col_dim];
-  int can = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch);
+  int can = sgh_has_clusters(tg, pl->arch);
   pl->cluster = 1;
-  if (wg_n && wg_n->tile != SGC_FULL && wg_n->tile != n) {
+  if (wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n) {
     int64_t tile = wg_n->tile, count = n / tile;
     if (tile > n || n % tile)
       r->diag_status = REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): the tile does not "
@@ -327,8 +327,8 @@ static resolver *resolve_cluster(resolver *r, const sgc_tile *wg_n, const sgc_ti
   return r;
 }
 
-sg_status sgc_check_rows_tile(const sgc_tile *wg_m, const char *M, sg_diag *diag) {
-  if (wg_m && wg_m->tile == SGC_FULL)
+sg_status sgp_check_rows_tile(const sgp_tile *wg_m, const char *M, sg_diag *diag) {
+  if (wg_m && wg_m->tile == SGP_FULL)
     return sg_diag_at(diag, SG_ERR_CONSTRAINT, wg_m->loc.file, wg_m->loc.line, wg_m->loc.col,
                       "WorkgroupConstraint(%s, %s): %s is the run-time row count; give rows per "
                       "workgroup as an integer", M, M, M);
@@ -341,7 +341,7 @@ sg_status sgc_check_rows_tile(const sgc_tile *wg_m, const char *M, sg_diag *diag
 
 static sg_status resolve_shape(resolver *r) {
   const sg_constraints *c = r->c;
-  const sg_target_info *tg = r->plan->target;
+  const sgh_target *tg = r->plan->target;
   sg_plan *pl = r->plan;
   const char *M = r->t->dims[r->row_dim], *N = r->t->dims[r->col_dim];
   int64_t n = r->p->n;
@@ -359,11 +359,11 @@ static sg_status resolve_shape(resolver *r) {
   /* vector width along N */
   unsigned esize = widest_elem(r);
   unsigned vlimit = tg->max_vector_bytes ? tg->max_vector_bytes(pl->arch) : 16;
-  const sgc_tile *vm = find_tile(c->vec, c->nvec, M), *vn = find_tile(c->vec, c->nvec, N);
+  const sgp_tile *vm = find_tile(c->vec, c->nvec, M), *vn = find_tile(c->vec, c->nvec, N);
   if (vm && vm->tile != 1)
     return REJECT_AT(vm->loc, "vector_shapes: %s must be 1 (a vector lies within one row)", M);
   if (vn) {
-    int64_t v = vn->tile == SGC_FULL ? n : vn->tile;
+    int64_t v = vn->tile == SGP_FULL ? n : vn->tile;
     if ((uint64_t)v * esize > vlimit)
       return REJECT_AT(vn->loc,
                        "vector_shapes: %s: %lld elements of %u bytes is %lld bytes, wider than "
@@ -386,11 +386,11 @@ static sg_status resolve_shape(resolver *r) {
   uint64_t vectors = (uint64_t)n / pl->vec;
 
   /* workgroup tiles: rows per block; a row stays in one workgroup */
-  const sgc_tile *wg_m = find_tile(c->workgroup, c->nworkgroup, M);
-  const sgc_tile *wg_n = find_tile(c->workgroup, c->nworkgroup, N);
-  const sgc_tile *wv_m = find_tile(c->wave, c->nwave, M);
-  const sgc_tile *wv_n = find_tile(c->wave, c->nwave, N);
-  sg_status st = sgc_check_rows_tile(wg_m, M, r->diag);
+  const sgp_tile *wg_m = find_tile(c->workgroup, c->nworkgroup, M);
+  const sgp_tile *wg_n = find_tile(c->workgroup, c->nworkgroup, N);
+  const sgp_tile *wv_m = find_tile(c->wave, c->nwave, M);
+  const sgp_tile *wv_n = find_tile(c->wave, c->nwave, N);
+  sg_status st = sgp_check_rows_tile(wg_m, M, r->diag);
   if (st || (st = choose_staging(r, n)))
     return st;
   if ((r = resolve_cluster(r, wg_n, wg_m, n, vectors))->diag_status)
@@ -420,7 +420,7 @@ static sg_status resolve_shape(resolver *r) {
     T = waves * pl->wave / rows;
     t_from = "HardwareConstraint and WorkgroupConstraint";
   }
-  if (wv_m && wv_m->tile == SGC_FULL)
+  if (wv_m && wv_m->tile == SGP_FULL)
     return REJECT_AT(wv_m->loc, "WaveConstraint(%s, %s): %s is the run-time row count", M, M, M);
   if (wv_m && wv_m->tile > 1) {
     if (wv_m->tile > pl->wave || pl->wave % wv_m->tile)
@@ -433,7 +433,7 @@ static sg_status resolve_shape(resolver *r) {
     T = t;
     t_from = "WaveConstraint(M)";
   }
-  if (wv_n && wv_n->tile != SGC_FULL && wv_n->tile != n) {
+  if (wv_n && wv_n->tile != SGP_FULL && wv_n->tile != n) {
     if (n % wv_n->tile)
       return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %lld): the tile does not divide the row "
                        "(%s = %lld)", N, (long long)wv_n->tile, N, (long long)n);
@@ -476,7 +476,7 @@ static sg_status resolve_shape(resolver *r) {
   if (wv_m && wv_m->tile == 1 && T < pl->wave)
     return REJECT_AT(wv_m->loc, "WaveConstraint(%s, 1) means a wave per row, but %s give %u "
                      "threads per row (a wave has %u)", M, t_from, T, pl->wave);
-  if (wv_n && (wv_n->tile == SGC_FULL || wv_n->tile == n) && T > pl->wave)
+  if (wv_n && (wv_n->tile == SGP_FULL || wv_n->tile == n) && T > pl->wave)
     return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %s) means a row within one wave, but %s "
                      "give %u threads per row", N, N, t_from, T);
   if (!is_pow2(T))
@@ -536,7 +536,7 @@ static sg_status resolve_shape(resolver *r) {
                (long long)r->p->n, pl->cluster, (long long)n);
     else
       snprintf(row, sizeof row, "a row of %lld", (long long)n);
-    int can = tg->max_cluster > 1 && tg->cluster_ok && tg->cluster_ok(pl->arch);
+    int can = sgh_has_clusters(tg, pl->arch);
     if (T < tg->max_block_threads)
       return REJECT("%s needs %u values per thread with %u threads per row (from %s), over the "
                     "register budget of %u on %s: allow more threads per row (up to %u a block)",
@@ -662,12 +662,12 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
   *out = NULL;
   resolver rs = {t, c ? c : &none, p, NULL, diag, -1, -1, SG_OK}, *r = &rs;
   const char *tname = p->target ? p->target : "nvptx";
-  const sg_target_info *tg = sg_target_lookup(tname);
+  const sgh_target *tg = sgh_target_lookup(tname);
   if (!tg)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
                        "unknown target '%s' (expected nvptx, amdgpu or host)", tname);
   const char *arch = p->arch ? p->arch : tg->default_arch;
-  if (!sg_target_has_arch(tg, arch)) {
+  if (!sgh_has_arch(tg, arch)) {
     char list[256] = "";
     for (const char *const *a = tg->archs; *a; a++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == tg->archs ? "" : ", ", *a);
@@ -714,7 +714,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
                         "output's rows only (use the rows layout)", t->tensors[i].name);
     }
   st = p->layout == SG_LAYOUT_INNER
-           ? sgc_resolve_inner(t, rs.c, p->n, widest_elem(r), pl, diag)
+           ? sgp_resolve_inner(t, rs.c, p->n, widest_elem(r), pl, diag)
            : resolve_shape(r);
   if (st) {
     free(pl);
@@ -764,7 +764,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
                                   "(PipelineConstraint(staging=0))", pl->rows_per_block,
                                   pl->rows_per_block == 1 ? "" : "s", (long long)pl->tile_n,
                                   (unsigned long long)bytes, pl->smem_bytes, limit, tname, pl->arch,
-                                  tg->cluster_ok && tg->cluster_ok(pl->arch)
+                                  sgh_has_clusters(tg, pl->arch)
                                       ? "split the row over a cluster (WorkgroupConstraint(N, "
                                         "tile)) or "
                                       : "");
@@ -775,7 +775,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     pl->stage_bytes = (unsigned)bytes;
     /* a multiprocessor has about a block's limit + 1 KB; each block reserves 1 KB */
     unsigned per_sm = (limit + 1024) / (pl->stage_bytes + pl->smem_bytes + 1024);
-    unsigned by_threads = 2048 / pl->block_threads;
+    unsigned by_threads = tg->max_threads_per_sm / pl->block_threads;
     per_sm = per_sm < by_threads ? per_sm : by_threads;
     pl->blocks_per_sm = per_sm > 1 ? per_sm : 0;
   }
@@ -786,6 +786,9 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
 void sg_plan_destroy(sg_plan *plan) { free(plan); }
 
 const char *sg_plan_kernel_name(const sg_plan *plan) { return plan ? plan->kernel_name : ""; }
+const char *sg_plan_asm_ext(const sg_plan *plan) { return plan->target->asm_ext; }
+const char *sg_plan_object_ext(const sg_plan *plan) { return plan->target->object_ext; }
+const char *sg_plan_shared_ext(const sg_plan *plan) { return plan->target->shared_ext; }
 
 void sg_plan_print(const sg_plan *pl, FILE *f) {
   const char *a[2] = {"", "  (auto)"};

@@ -1,5 +1,5 @@
 /* sha256.c - SHA-256 (support/sha256.h), after FIPS 180-4. libc only. */
-#include "support/sha256.h"
+#include "base/sha256.h"
 
 #include <string.h>
 
@@ -15,7 +15,7 @@ static const uint32_t K[64] = {
 
 static uint32_t ror(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
 
-static void block(sg_sha256 *s, const unsigned char *p) {
+static void block(sgb_sha256 *s, const unsigned char *p) {
   uint32_t w[64], v[8];
   for (int i = 0; i < 16; i++)
     w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
@@ -39,7 +39,7 @@ static void block(sg_sha256 *s, const unsigned char *p) {
     s->h[i] += v[i];
 }
 
-void sg_sha256_init(sg_sha256 *s) {
+void sgb_sha256_init(sgb_sha256 *s) {
   static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   memcpy(s->h, h0, sizeof h0);
@@ -47,7 +47,7 @@ void sg_sha256_init(sg_sha256 *s) {
   s->fill = 0;
 }
 
-void sg_sha256_update(sg_sha256 *s, const void *data, size_t len) {
+void sgb_sha256_update(sgb_sha256 *s, const void *data, size_t len) {
   const unsigned char *p = data;
   s->bytes += len;
   while (len > 0) {
@@ -63,15 +63,15 @@ void sg_sha256_update(sg_sha256 *s, const void *data, size_t len) {
   }
 }
 
-void sg_sha256_final(sg_sha256 *s, unsigned char digest[32]) {
+void sgb_sha256_final(sgb_sha256 *s, unsigned char digest[32]) {
   uint64_t bits = s->bytes * 8;
   unsigned char pad = 0x80, zero = 0, len[8];
-  sg_sha256_update(s, &pad, 1);
+  sgb_sha256_update(s, &pad, 1);
   while (s->fill != 56)
-    sg_sha256_update(s, &zero, 1);
+    sgb_sha256_update(s, &zero, 1);
   for (int i = 0; i < 8; i++)
     len[i] = (unsigned char)(bits >> (56 - 8 * i));
-  sg_sha256_update(s, len, 8);
+  sgb_sha256_update(s, len, 8);
   for (int i = 0; i < 8; i++) {
     digest[4 * i] = (unsigned char)(s->h[i] >> 24);
     digest[4 * i + 1] = (unsigned char)(s->h[i] >> 16);
@@ -80,9 +80,9 @@ void sg_sha256_final(sg_sha256 *s, unsigned char digest[32]) {
   }
 }
 
-void sg_sha256_of(const void *data, size_t len, unsigned char digest[32]) {
-  sg_sha256 s;
-  sg_sha256_init(&s);
-  sg_sha256_update(&s, data, len);
-  sg_sha256_final(&s, digest);
+void sgb_sha256_of(const void *data, size_t len, unsigned char digest[32]) {
+  sgb_sha256 s;
+  sgb_sha256_init(&s);
+  sgb_sha256_update(&s, data, len);
+  sgb_sha256_final(&s, digest);
 }

@@ -8,27 +8,27 @@
 
 #include "softgen/codegen.h"
 #include "softgen/diag.h"
-#include "support/sha256.h"
+#include "base/sha256.h"
 
-enum { SGC_KEY_BYTES = 32 };
+enum { SGD_KEY_BYTES = 32 };
 
 /* Result of a lookup. */
-typedef enum sgc_lookup { SGC_MISS, SGC_HIT, SGC_CORRUPT } sgc_lookup;
+typedef enum sgd_cache_lookup { SGD_CACHE_MISS, SGD_CACHE_HIT, SGD_CACHE_CORRUPT } sgd_cache_lookup;
 
 /* Feeds a labelled field into a key: "label <len>\n" then the bytes, so that
  * no two different field lists hash the same byte string. */
-void sgc_key_field(sg_sha256 *key, const char *label, const void *data, size_t len);
+void sgd_key_field(sgb_sha256 *key, const char *label, const void *data, size_t len);
 
 /* Reads the entry for key from dir into out (malloc'd, NUL-terminated).
- * SGC_CORRUPT: something is there but it is not a regular file (a FIFO is not
+ * SGD_CACHE_CORRUPT: something is there but it is not a regular file (a FIFO is not
  * waited on), is over 1 GiB, or its header, length, key or hash is wrong (it is
  * not used). */
-sgc_lookup sgc_read(const char *dir, const unsigned char key[SGC_KEY_BYTES], sg_buffer *out);
+sgd_cache_lookup sgd_cache_read(const char *dir, const unsigned char key[SGD_KEY_BYTES], sg_buffer *out);
 
 /* Writes data as the entry for key: creates dir (and its parents, mode 0700)
  * when missing, writes a temporary file in dir, fsyncs it and renames it into
  * place. On failure nothing is left behind and diag says why. */
-sg_status sgc_write(const char *dir, const unsigned char key[SGC_KEY_BYTES], const void *data,
+sg_status sgd_cache_write(const char *dir, const unsigned char key[SGD_KEY_BYTES], const void *data,
                     size_t len, sg_diag *diag);
 
 #endif
