@@ -1,7 +1,8 @@
 """softgen's attention-style softmax on torch tensors: scale, an additive mask,
 the causal mask and the "safe" rule, in one pass over the scores.
 
-Needs: functional._kernel (compile on first use, caches). Produces:
+Needs: functional._kernel (compile on first use, caches), _arrays (dtype names),
+_errors, _kernel (the counters); torch. Produces:
 attention_softmax. The templates (kernels-templates/): softmax, safe_softmax,
 scaled_softmax, masked_softmax, causal_softmax, attention_softmax,
 safe_attention_softmax; the call picks the smallest that does what was asked.
@@ -18,8 +19,10 @@ PyTorch round the scores x * scale + mask before the softmax (an f16 score above
 65504 is inf, its row NaN): that sum is computed in P and cast, as PyTorch does,
 and the softmax (causal, safe) runs on it.
 """
-from . import UnsupportedError, _is_torch, _torch_name
-from .functional import _TORCH_TO_SG, _dtype_name, _kernel, _stats
+from ._arrays import _TORCH_TO_SG, _dtype_name, _is_torch, _torch_name
+from ._errors import UnsupportedError
+from ._kernel import _stats
+from .functional import _kernel
 
 
 def _template(scaled, masked, causal, safe):
