@@ -60,8 +60,8 @@ interim: kernels that take any alignment at full speed are planned.
 #   attention   functional _kernel _arrays _errors            attention_softmax
 #   functional  _kernel _host _arrays _errors _files _cc _rt  softmax & co., compile, preload
 #   _kernel     _host _arrays _errors _files _cc _rt          Kernel, load, runtime handles
-#   _arrays     _host _errors _rt                             array kinds, dtypes, views
-#   _host       -                                             host outputs and copies
+#   _host       _arrays                                       host outputs and copies
+#   _arrays     _errors _rt                                   array kinds, dtypes, views
 #   _errors     _rt                                           Error & co., _raise, _int_arg
 #   _cc         _rt                                           ctypes: libsoftgen (compiler)
 #   _files      -                                             bounded reads, atomic writes

@@ -1,13 +1,13 @@
 """Arrays as the runtime sees them: what kind an array is, its dtype in softgen's
 names, and its sgrt_tensor (data, rows, cols, row stride, inner, N stride).
 
-Needs: _rt (the dtype enum and sgrt_tensor), _errors, _host (is_array); torch,
-CuPy and numpy are never imported here (an array's kind is read from its class
-and attributes). Produces: the dtype tables and names, the kind predicates
-(_is_torch, _is_cupy), and the views (_shape, _interface, _strides_of,
-_rows_view, _inner_view, _tensor, _describe).
+Needs: _rt (the dtype enum and sgrt_tensor), _errors; torch, CuPy and numpy are
+never imported here (an array's kind is read from its class and attributes).
+Produces: the dtype tables and names, the kind predicates (_is_torch, _is_cupy,
+_is_host_array), and the views (_shape, _interface, _strides_of, _rows_view,
+_inner_view, _tensor, _describe).
 """
-from . import _host, _rt
+from . import _rt
 from ._errors import _LastDimStride, _int_arg
 
 _TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
@@ -45,11 +45,19 @@ def _tensor(data, rows, cols, row_stride, dtype, inner=0, n_stride=0, what="tens
 
 
 def _is_torch(x):
+    """A torch tensor, read directly (data_ptr, dtype, device, stride): an object of
+    a class of torch's own modules that has data_ptr. The class's module alone is
+    not enough: torch.Size, torch.dtype, torch.device and streams are no tensors."""
     return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr")
 
 
 def _is_cupy(x):
     return type(x).__module__.startswith("cupy")
+
+
+def _is_host_array(x):
+    """True for a host array softgen reads through __array_interface__ (numpy)."""
+    return hasattr(x, "__array_interface__") and not hasattr(x, "__cuda_array_interface__")
 
 
 _TORCH_DTYPES = {"torch.float16": _rt.DTYPE_F16, "torch.bfloat16": _rt.DTYPE_BF16,
@@ -83,7 +91,7 @@ def _interface(x):
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         return cai, None
-    if _host.is_array(x):
+    if _is_host_array(x):
         return x.__array_interface__, "host"
     raise TypeError(f"{type(x).__name__} is neither a torch tensor nor has "
                     "__cuda_array_interface__ or __array_interface__")

@@ -1,9 +1,9 @@
 """Host arrays for kernels of softgen's host target: numpy arrays (anything with
 __array_interface__) and torch CPU tensors.
 
-Needs: numpy or torch, imported only when such an array is passed. Produces:
-is_array (an __array_interface__ object), empty (an output, aligned), and
-aligned (a copy of an array the kernel cannot take in place).
+Needs: _arrays (what kind an array is); numpy or torch, imported only when
+such an array is passed. Produces: empty (an output, or the copy of an array
+the kernel cannot take in place, aligned) and copy.
 
 Why copies: a host kernel loads whole SIMD registers with aligned loads, so the
 runtime requires every row to start on the kernel's vector_bytes (up to 64,
@@ -12,16 +12,9 @@ anywhere; outputs softgen allocates are 64-byte aligned, and an input or out=
 array that is not aligned goes through an aligned copy (one extra read and
 write). torch's CPU allocator aligns to 64 bytes, so only views are copied.
 """
+from ._arrays import _is_torch
+
 ALIGN = 64
-
-
-def is_array(x):
-    """True for a host array softgen reads through __array_interface__ (numpy)."""
-    return hasattr(x, "__array_interface__") and not hasattr(x, "__cuda_array_interface__")
-
-
-def _is_torch(x):
-    return type(x).__module__.startswith("torch")
 
 
 def _np_dtype(np, dtype, like):
@@ -53,13 +46,6 @@ def empty(like, shape, dtype):
     buf = np.empty(count * ndt.itemsize + ALIGN, dtype=np.uint8)
     off = (-buf.ctypes.data) % ALIGN
     return buf[off:off + count * ndt.itemsize].view(ndt).reshape(shape)
-
-
-def aligned(a, shape, dtype):
-    """A C-contiguous, ALIGN-byte aligned copy of a (same kind, shape, dtype)."""
-    t = empty(a, shape, dtype)
-    copy(t, a)
-    return t
 
 
 def copy(dst, src):

@@ -16,7 +16,7 @@ import sys
 import threading
 
 from . import _cc, _files, _host, _rt
-from ._arrays import _describe, _is_cupy, _is_torch, _shape, _torch_name
+from ._arrays import _describe, _is_cupy, _is_host_array, _is_torch, _shape, _torch_name
 from ._errors import Error, UnsupportedError, _int_arg, _raise
 
 _shutting_down = False
@@ -105,7 +105,7 @@ def _target_of(image, path):
 def _copy_empty(like, dtype):
     """A C-contiguous, aligned array of like's kind (numpy / CPU tensor, torch CUDA
     tensor, CuPy array), shape, device and softgen dtype, uninitialised."""
-    if _host.is_array(like) or (_is_torch(like) and like.device.type == "cpu"):
+    if _is_host_array(like) or (_is_torch(like) and like.device.type == "cpu"):
         return _host.empty(like, _shape(like), dtype)
     if _is_torch(like):  # the caching allocator aligns to 512 bytes
         import torch
@@ -124,7 +124,7 @@ def _copy_of(a, dtype):
 
 def _copy_into(dst, src):
     """dst[...] = src for two arrays of one kind and shape."""
-    if _host.is_array(dst) or (_is_torch(dst) and dst.device.type == "cpu"):
+    if _is_host_array(dst) or (_is_torch(dst) and dst.device.type == "cpu"):
         _host.copy(dst, src)
     elif _is_torch(dst):
         dst.copy_(src)
