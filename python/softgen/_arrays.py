@@ -3,19 +3,34 @@ names, and its sgrt_tensor (data, rows, cols, row stride, inner, N stride).
 
 Needs: _rt (the dtype enum and sgrt_tensor), _errors; torch, CuPy and numpy are
 never imported here (an array's kind is read from its class and attributes).
-Produces: the dtype tables and names, the kind predicates (_is_torch, _is_cupy,
+Produces: the one table of dtype spellings (_LONG_NAMES, _TORCH_TO_SG, _NAMES,
+_TYPESTRS; _long_name, _dtype_name), the kind predicates (_is_torch, _is_cupy,
 _is_host_array), and the views (_shape, _interface, _strides_of, _rows_view,
 _inner_view, _tensor, _describe).
 """
 from . import _rt
 from ._errors import _LastDimStride, _int_arg
 
-_TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
-_NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
-          "f32": "f32", "float32": "f32", "float": "f32"}
+# softgen's dtypes are _rt.DTYPE_NAMES (the C enum sg_dtype, in its order); these
+# are their other spellings, all from this one table: the name torch, numpy and
+# ml_dtypes give each ("float16": torch.float16, numpy.float16).
+_LONG_NAMES = dict(zip(_rt.DTYPE_NAMES, ("float16", "bfloat16", "float32")))
+_TORCH_TO_SG = {f"torch.{v}": k for k, v in _LONG_NAMES.items()}  # str(tensor.dtype) -> name
+_NAMES = {**{k: k for k in _LONG_NAMES}, **{v: k for k, v in _LONG_NAMES.items()},
+          "half": "f16", "float": "f32"}  # the spellings dtype= takes (after its last ".")
+# __array_interface__ / __cuda_array_interface__ typestrs; "<V2" is bf16 only when
+# the array's dtype says bfloat16 (_describe)
+_TYPESTRS = {"<f2": _rt.DTYPE_F16, "<f4": _rt.DTYPE_F32, "<V2": _rt.DTYPE_BF16}
+
+
+def _long_name(dtype):
+    """torch's (and numpy's) name of a softgen dtype name: "f16" -> "float16"."""
+    return _LONG_NAMES[dtype]
 
 
 def _dtype_name(dtype):
+    """softgen's name (f16, bf16, f32) of a dtype= argument (a torch or numpy dtype,
+    a numpy scalar type, or a string), None for None; TypeError for others."""
     if dtype is None:
         return None
     name = getattr(dtype, "__name__", None) or str(dtype)  # numpy.float16 is a class
@@ -25,23 +40,6 @@ def _dtype_name(dtype):
     if name not in _NAMES:
         raise TypeError(f"dtype {dtype!r} not supported (float16, bfloat16, float32)")
     return _NAMES[name]
-
-
-def _torch_name(dtype):
-    return {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[dtype]
-
-
-_I64 = 2 ** 63 - 1
-
-
-def _tensor(data, rows, cols, row_stride, dtype, inner=0, n_stride=0, what="tensor"):
-    """An sgrt_tensor whose fields are checked to fit (ctypes truncates silently)."""
-    if data is not None:
-        _int_arg(f"{what}: data pointer", data, 0, 2 ** 64 - 1)
-    vals = [_int_arg(f"{what}: {n}", v, -_I64 - 1, _I64, "within int64")
-            for n, v in (("rows", rows), ("cols", cols), ("row stride", row_stride),
-                         ("inner", inner), ("n_stride", n_stride))]
-    return _rt.Tensor(data, vals[0], vals[1], vals[2], dtype, vals[3], vals[4])
 
 
 def _is_torch(x):
@@ -60,9 +58,17 @@ def _is_host_array(x):
     return hasattr(x, "__array_interface__") and not hasattr(x, "__cuda_array_interface__")
 
 
-_TORCH_DTYPES = {"torch.float16": _rt.DTYPE_F16, "torch.bfloat16": _rt.DTYPE_BF16,
-                 "torch.float32": _rt.DTYPE_F32}
-_TYPESTRS = {"<f2": _rt.DTYPE_F16, "<f4": _rt.DTYPE_F32}
+_I64 = 2 ** 63 - 1
+
+
+def _tensor(data, rows, cols, row_stride, dtype, inner=0, n_stride=0, what="tensor"):
+    """An sgrt_tensor whose fields are checked to fit (ctypes truncates silently)."""
+    if data is not None:
+        _int_arg(f"{what}: data pointer", data, 0, 2 ** 64 - 1)
+    vals = [_int_arg(f"{what}: {n}", v, -_I64 - 1, _I64, "within int64")
+            for n, v in (("rows", rows), ("cols", cols), ("row stride", row_stride),
+                         ("inner", inner), ("n_stride", n_stride))]
+    return _rt.Tensor(data, vals[0], vals[1], vals[2], dtype, vals[3], vals[4])
 
 
 def _rows_view(shape, strides, what):
@@ -99,6 +105,37 @@ def _interface(x):
 
 def _shape(x):
     return tuple(x.shape) if _is_torch(x) else tuple(_interface(x)[0]["shape"])
+
+
+def _element_strides(cai, size):
+    """The strides of an array interface in elements of size bytes (C order when
+    it gives none); None when they are not whole elements."""
+    if cai.get("strides") is None:
+        strides, acc = [], 1
+        for s in reversed(list(cai["shape"])):
+            strides.insert(0, acc)
+            acc *= s
+        return strides
+    if any(s % size for s in cai["strides"]):
+        return None
+    return [s // size for s in cai["strides"]]
+
+
+def _strides_of(a):
+    """(shape, strides in elements) of a torch tensor, a CAI array or a host
+    (__array_interface__) array; None when its typestr is not one softgen takes or
+    its strides are not whole elements."""
+    if _is_torch(a):
+        return list(a.shape), list(a.stride())
+    try:
+        cai = _interface(a)[0]
+    except TypeError:
+        return None
+    shape = list(cai["shape"])
+    if cai["typestr"] not in _TYPESTRS:
+        return None
+    strides = _element_strides(cai, _rt.DTYPE_SIZES[_TYPESTRS[cai["typestr"]]])
+    return None if strides is None else (shape, strides)
 
 
 def _inner_view(shape, strides, dim, what):
@@ -142,9 +179,9 @@ def _describe(x, what, output=False, dim=None):
     dim: an inner-layout kernel's reduced dim (None: rows)."""
     if _is_torch(x):
         name = str(x.dtype)
-        if name not in _TORCH_DTYPES:
+        if name not in _TORCH_TO_SG:
             raise TypeError(f"{what}: dtype {name} not supported (float16, bfloat16, float32)")
-        dtype = _TORCH_DTYPES[name]
+        dtype = _rt.DTYPE_NAMES.index(_TORCH_TO_SG[name])
         if x.device.type not in ("cuda", "cpu"):
             raise ValueError(f"{what}: tensor is on {x.device}, not a GPU or the CPU")
         if dim is not None:
@@ -161,23 +198,14 @@ def _describe(x, what, output=False, dim=None):
     if place == "host" and output and cai["data"][1]:
         raise ValueError(f"{what}: the array is read-only")
     typestr = cai["typestr"]
-    if typestr in _TYPESTRS:
+    if typestr in _TYPESTRS and (typestr != "<V2" or "bfloat16" in str(getattr(x, "dtype", ""))):
         dtype = _TYPESTRS[typestr]
-    elif typestr == "<V2" and "bfloat16" in str(getattr(x, "dtype", "")):
-        dtype = _rt.DTYPE_BF16
     else:
         raise TypeError(f"{what}: typestr {typestr!r} not supported ('<f2', '<f4', bfloat16)")
-    size = _rt.DTYPE_SIZES[dtype]
     shape = list(cai["shape"])
-    if cai.get("strides") is None:
-        strides, acc = [], 1
-        for s in reversed(shape):
-            strides.insert(0, acc)
-            acc *= s
-    else:
-        if any(s % size for s in cai["strides"]):
-            raise ValueError(f"{what}: strides {cai['strides']} are not whole elements")
-        strides = [s // size for s in cai["strides"]]
+    strides = _element_strides(cai, _rt.DTYPE_SIZES[dtype])
+    if strides is None:
+        raise ValueError(f"{what}: strides {cai['strides']} are not whole elements")
     if place is None and _is_cupy(x):
         place = x.device.id
     elif place is None and hasattr(x, "device") and isinstance(getattr(x, "device"), int):
@@ -188,29 +216,3 @@ def _describe(x, what, output=False, dim=None):
                        view[4], what=what), place
     rows, cols, rs = _rows_view(shape, strides, what)
     return _tensor(cai["data"][0] or None, rows, cols, rs, dtype, what=what), place
-
-
-def _strides_of(a):
-    """(shape, strides in elements) of a torch tensor, a CAI array or a host
-    (__array_interface__) array; None when its typestr is not one softgen takes or
-    its strides are not whole elements."""
-    if _is_torch(a):
-        return list(a.shape), list(a.stride())
-    try:
-        cai = _interface(a)[0]
-    except TypeError:
-        return None
-    shape = list(cai["shape"])
-    size = {"<f2": 2, "<f4": 4, "<V2": 2}.get(cai["typestr"], 0)
-    if not size:
-        return None
-    if cai.get("strides") is None:
-        strides, acc = [], 1
-        for s in reversed(shape):
-            strides.insert(0, acc)
-            acc *= s
-        return shape, strides
-    if any(s % size for s in cai["strides"]):
-        return None
-    return shape, [s // size for s in cai["strides"]]
-

@@ -1,9 +1,9 @@
 """Host arrays for kernels of softgen's host target: numpy arrays (anything with
 __array_interface__) and torch CPU tensors.
 
-Needs: _arrays (what kind an array is); numpy or torch, imported only when
-such an array is passed. Produces: empty (an output, or the copy of an array
-the kernel cannot take in place, aligned) and copy.
+Needs: _arrays (what kind an array is, the dtype names); numpy or torch,
+imported only when such an array is passed. Produces: empty (an output, or
+the copy of an array the kernel cannot take in place, aligned) and copy.
 
 Why copies: a host kernel loads whole SIMD registers with aligned loads, so the
 runtime requires every row to start on the kernel's vector_bytes (up to 64,
@@ -12,7 +12,7 @@ anywhere; outputs softgen allocates are 64-byte aligned, and an input or out=
 array that is not aligned goes through an aligned copy (one extra read and
 write). torch's CPU allocator aligns to 64 bytes, so only views are copied.
 """
-from ._arrays import _is_torch
+from ._arrays import _is_torch, _long_name
 
 ALIGN = 64
 
@@ -22,7 +22,7 @@ def _np_dtype(np, dtype, like):
         if "bfloat16" not in str(getattr(like, "dtype", "")):
             raise TypeError("a bf16 output needs a bfloat16 input array (numpy has no bfloat16)")
         return like.dtype
-    return np.dtype({"f16": "float16", "f32": "float32"}[dtype])
+    return np.dtype(_long_name(dtype))
 
 
 def empty(like, shape, dtype):
@@ -30,7 +30,7 @@ def empty(like, shape, dtype):
     f32), of like's kind (torch CPU tensor or numpy array), ALIGN-byte aligned."""
     if _is_torch(like):
         import torch
-        tdt = getattr(torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[dtype])
+        tdt = getattr(torch, _long_name(dtype))
         t = torch.empty(shape, dtype=tdt)
         if t.data_ptr() % ALIGN == 0:
             return t

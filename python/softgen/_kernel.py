@@ -16,7 +16,7 @@ import sys
 import threading
 
 from . import _cc, _files, _host, _rt
-from ._arrays import _describe, _is_cupy, _is_host_array, _is_torch, _shape, _torch_name
+from ._arrays import _describe, _is_cupy, _is_host_array, _is_torch, _long_name, _shape
 from ._errors import Error, UnsupportedError, _int_arg, _raise
 
 _shutting_down = False
@@ -244,7 +244,7 @@ class Kernel:
                 out = [_host.empty(x, _shape(x), t[2]) for t in outs]
             elif _is_torch(x):
                 import torch
-                out = [torch.empty_like(x, dtype=getattr(torch, _torch_name(t[2])))
+                out = [torch.empty_like(x, dtype=getattr(torch, _long_name(t[2])))
                        for t in outs]
             elif _is_cupy(x):
                 import cupy

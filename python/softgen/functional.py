@@ -46,7 +46,7 @@ import os
 
 from . import _cc, _files, _host, _rt
 from ._arrays import (_TORCH_TO_SG, _describe, _dtype_name, _inner_view, _is_cupy, _is_torch,
-                      _shape, _strides_of, _torch_name)
+                      _long_name, _shape, _strides_of)
 from ._errors import Error, UnsupportedError, _LastDimStride, _int_arg, _raise
 from ._kernel import Kernel, _runtime, _stats
 
@@ -295,8 +295,8 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
             out_dt = dt
         elif dt is not None:  # narrowing (or none): cast first, as torch, which rounds x
 
-            ins = [t.to(getattr(torch, _torch_name(dt))) for t in ins]
-        ydt = getattr(torch, _torch_name(out_dt)) if out_dt else None
+            ins = [t.to(getattr(torch, _long_name(dt))) for t in ins]
+        ydt = getattr(torch, _long_name(out_dt)) if out_dt else None
         moved = d != ndim - 1
         name = _TORCH_TO_SG.get(str(ins[0].dtype))
         if moved and name and ins[0].numel() > 0 and _inner_ok(ins, d):
