@@ -53,7 +53,8 @@ Other __cuda_array_interface__ arrays raise ArgumentError. The GPU copy is an
 interim: kernels that take any alignment at full speed are planned.
 """
 # The modules, top to bottom: each imports only modules below it (no cycle). The
-# middle column lists all a module imports from the package.
+# middle column lists all a module imports from the package; test/Python/
+# module-graph.py checks this table against the import statements.
 #
 #   module      imports                                       holds
 #   __init__    _errors _kernel functional attention          the public API (re-exports)
