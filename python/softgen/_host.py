@@ -1,9 +1,9 @@
 """Host arrays for kernels of softgen's host target: numpy arrays (anything with
 __array_interface__) and torch CPU tensors.
 
-Needs: numpy or torch, imported only when such an array is passed. Produces:
-is_array (an __array_interface__ object), empty (an output, aligned), and
-aligned (a copy of an array the kernel cannot take in place).
+Needs: _arrays (what kind an array is, the dtype names); numpy or torch,
+imported only when such an array is passed. Produces: empty (an output, or
+the copy of an array the kernel cannot take in place, aligned) and copy.
 
 Why copies: a host kernel loads whole SIMD registers with aligned loads, so the
 runtime requires every row to start on the kernel's vector_bytes (up to 64,
@@ -12,16 +12,9 @@ anywhere; outputs softgen allocates are 64-byte aligned, and an input or out=
 array that is not aligned goes through an aligned copy (one extra read and
 write). torch's CPU allocator aligns to 64 bytes, so only views are copied.
 """
+from ._arrays import _is_torch, _long_name
+
 ALIGN = 64
-
-
-def is_array(x):
-    """True for a host array softgen reads through __array_interface__ (numpy)."""
-    return hasattr(x, "__array_interface__") and not hasattr(x, "__cuda_array_interface__")
-
-
-def _is_torch(x):
-    return type(x).__module__.startswith("torch")
 
 
 def _np_dtype(np, dtype, like):
@@ -29,7 +22,7 @@ def _np_dtype(np, dtype, like):
         if "bfloat16" not in str(getattr(like, "dtype", "")):
             raise TypeError("a bf16 output needs a bfloat16 input array (numpy has no bfloat16)")
         return like.dtype
-    return np.dtype({"f16": "float16", "f32": "float32"}[dtype])
+    return np.dtype(_long_name(dtype))
 
 
 def empty(like, shape, dtype):
@@ -37,7 +30,7 @@ def empty(like, shape, dtype):
     f32), of like's kind (torch CPU tensor or numpy array), ALIGN-byte aligned."""
     if _is_torch(like):
         import torch
-        tdt = getattr(torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[dtype])
+        tdt = getattr(torch, _long_name(dtype))
         t = torch.empty(shape, dtype=tdt)
         if t.data_ptr() % ALIGN == 0:
             return t
@@ -53,13 +46,6 @@ def empty(like, shape, dtype):
     buf = np.empty(count * ndt.itemsize + ALIGN, dtype=np.uint8)
     off = (-buf.ctypes.data) % ALIGN
     return buf[off:off + count * ndt.itemsize].view(ndt).reshape(shape)
-
-
-def aligned(a, shape, dtype):
-    """A C-contiguous, ALIGN-byte aligned copy of a (same kind, shape, dtype)."""
-    t = empty(a, shape, dtype)
-    copy(t, a)
-    return t
 
 
 def copy(dst, src):

@@ -1,7 +1,8 @@
 """softgen's attention-style softmax on torch tensors: scale, an additive mask,
 the causal mask and the "safe" rule, in one pass over the scores.
 
-Needs: functional._kernel (compile on first use, caches). Produces:
+Needs: functional._kernel (compile on first use, caches), _arrays (dtype names),
+_errors, _kernel (the counters); torch. Produces:
 attention_softmax. The templates (kernels-templates/): softmax, safe_softmax,
 scaled_softmax, masked_softmax, causal_softmax, attention_softmax,
 safe_attention_softmax; the call picks the smallest that does what was asked.
@@ -18,8 +19,10 @@ PyTorch round the scores x * scale + mask before the softmax (an f16 score above
 65504 is inf, its row NaN): that sum is computed in P and cast, as PyTorch does,
 and the softmax (causal, safe) runs on it.
 """
-from . import UnsupportedError, _is_torch, _torch_name
-from .functional import _TORCH_TO_SG, _dtype_name, _kernel, _stats
+from ._arrays import _TORCH_TO_SG, _dtype_name, _is_torch, _long_name
+from ._errors import UnsupportedError
+from ._kernel import _stats
+from .functional import _kernel
 
 
 def _template(scaled, masked, causal, safe):
@@ -94,14 +97,14 @@ def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0
             s = s.masked_fill(~mask, float("-inf"))
         elif mask is not None:
             s = s + mask
-        x, name, scale, mask = s.to(getattr(torch, _torch_name(out_name))), out_name, None, None
+        x, name, scale, mask = s.to(getattr(torch, _long_name(out_name))), out_name, None, None
         tpl = _template(False, False, bool(causal), bool(safe))
         masked = tpl in ("masked_softmax", "attention_softmax", "safe_attention_softmax")
     x2 = x.reshape(-1, x.shape[-1]) if x.dim() != 2 else x
     if x2.stride(-1) != 1:
         x2 = x2.contiguous()
     n = x.shape[-1]
-    y = out if out is not None else torch.empty(x.shape, dtype=getattr(torch, _torch_name(out_name)),
+    y = out if out is not None else torch.empty(x.shape, dtype=getattr(torch, _long_name(out_name)),
                                                 device=x.device)
     if x.numel() == 0:
         return y
@@ -109,7 +112,7 @@ def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0
     k = _kernel(tpl, n, name, place, backend, out_name)
     inputs = [x2]
     if masked:
-        udt = getattr(torch, _torch_name(out_name))
+        udt = getattr(torch, _long_name(out_name))
         m = _mask_rows(mask, x, udt) if mask is not None else torch.zeros(
             (1, n), dtype=udt, device=x.device)
         inputs.append(m)

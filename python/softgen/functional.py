@@ -2,9 +2,11 @@
 on torch tensors, CuPy arrays or any __cuda_array_interface__ array on a GPU, and
 on numpy arrays (any __array_interface__ array) or CPU tensors on the CPU.
 
-Needs: the package's Kernel and runtime (__init__.py, _rt.py) and, to compile,
-libsoftgen.so (_cc.py). Produces: softmax, log_softmax, softmax_backward,
-log_softmax_backward, compile, preload, cache_info, cache_clear, version.
+Needs: _kernel (Kernel, the runtime handles, the counters), _arrays (array
+views, dtype names), _errors, _host (host outputs), _files (bounded reads),
+_rt and, to compile, libsoftgen.so (_cc.py). Produces: softmax, log_softmax,
+softmax_backward, log_softmax_backward, compile, preload, cache_info,
+cache_clear, version.
 
 How a call runs: the kernel for (template, N = size of `dim`, dtype, the device's
 target and arch) is taken from memory, else from the code objects given to
@@ -43,13 +45,10 @@ import ctypes
 import os
 
 from . import _cc, _files, _host, _rt
-from . import (Error, Kernel, UnsupportedError, _LastDimStride, _describe, _inner_view,
-               _int_arg, _interface, _is_cupy, _is_torch, _raise, _runtime, _shape, _stats,
-               _torch_name)
-
-_TORCH_TO_SG = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
-_NAMES = {"f16": "f16", "float16": "f16", "half": "f16", "bf16": "bf16", "bfloat16": "bf16",
-          "f32": "f32", "float32": "f32", "float": "f32"}
+from ._arrays import (_TORCH_TO_SG, _describe, _dtype_name, _inner_view, _is_cupy, _is_torch,
+                      _long_name, _shape, _strides_of)
+from ._errors import Error, UnsupportedError, _LastDimStride, _int_arg, _raise
+from ._kernel import Kernel, _runtime, _stats
 
 _kernels = {}   # (template, n, dtype, target, arch, constraints, backend, layout) -> Kernel
 _prebuilt = {}  # (template, n, dtype, target, arch, layout) -> Kernel (preload)
@@ -62,18 +61,6 @@ def version():
     if lib is None:
         return None
     return lib.sg_version().decode(), lib.sg_llvm_version().decode()
-
-
-def _dtype_name(dtype):
-    if dtype is None:
-        return None
-    name = getattr(dtype, "__name__", None) or str(dtype)  # numpy.float16 is a class
-    if name in _TORCH_TO_SG:
-        return _TORCH_TO_SG[name]
-    name = name.rsplit(".", 1)[-1]
-    if name not in _NAMES:
-        raise TypeError(f"dtype {dtype!r} not supported (float16, bfloat16, float32)")
-    return _NAMES[name]
 
 
 def _templates_dir():
@@ -264,31 +251,6 @@ def _kernel(template, n, dt, place, backend, out_dt=None, layout="rows"):
     return k
 
 
-def _strides_of(a):
-    """(shape, strides in elements) of a torch tensor, a CAI array or a host
-    (__array_interface__) array; None when its typestr is not one softgen takes or
-    its strides are not whole elements."""
-    if _is_torch(a):
-        return list(a.shape), list(a.stride())
-    try:
-        cai = _interface(a)[0]
-    except TypeError:
-        return None
-    shape = list(cai["shape"])
-    size = {"<f2": 2, "<f4": 4, "<V2": 2}.get(cai["typestr"], 0)
-    if not size:
-        return None
-    if cai.get("strides") is None:
-        strides, acc = [], 1
-        for s in reversed(shape):
-            strides.insert(0, acc)
-            acc *= s
-        return shape, strides
-    if any(s % size for s in cai["strides"]):
-        return None
-    return shape, [s // size for s in cai["strides"]]
-
-
 def _inner_ok(arrays, d, min_inner=2):
     """Whether every array views as [outer, N, inner] for a reduction over d, with
     the same inner >= min_inner (the inner layout reads them in place)."""
@@ -333,8 +295,8 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
             out_dt = dt
         elif dt is not None:  # narrowing (or none): cast first, as torch, which rounds x
 
-            ins = [t.to(getattr(torch, _torch_name(dt))) for t in ins]
-        ydt = getattr(torch, _torch_name(out_dt)) if out_dt else None
+            ins = [t.to(getattr(torch, _long_name(dt))) for t in ins]
+        ydt = getattr(torch, _long_name(out_dt)) if out_dt else None
         moved = d != ndim - 1
         name = _TORCH_TO_SG.get(str(ins[0].dtype))
         if moved and name and ins[0].numel() > 0 and _inner_ok(ins, d):

@@ -70,8 +70,8 @@ def launcher(softgen, _rt, k, xs, ys, dim, torch):
     arrays = []
     for x, y in zip(xs, ys):
         arr = (_rt.Tensor * 2)()
-        arr[0] = softgen._describe(x, "x", dim=dim)[0]
-        arr[1] = softgen._describe(y, "y", dim=dim)[0]
+        arr[0] = softgen._arrays._describe(x, "x", dim=dim)[0]
+        arr[1] = softgen._arrays._describe(y, "y", dim=dim)[0]
         arrays.append(arr)
     diag = _rt.Diag()
     stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream or None)

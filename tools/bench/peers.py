@@ -299,7 +299,7 @@ def make_system(name, torch, args, xs, ys, dt, n, kernels, rejected, state):
         for i in range(len(xs)):
             arr = (_rt.Tensor * len(k.tensors))()
             for j, (tname, is_out, _) in enumerate(k.tensors):
-                arr[j] = softgen._describe(ys[i] if is_out else xs[i], tname)[0]
+                arr[j] = softgen._arrays._describe(ys[i] if is_out else xs[i], tname)[0]
             arrays.append(arr)
         launch, diag = _rt.lib.sgrt_kernel_launch, _rt.Diag()
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream or None)
