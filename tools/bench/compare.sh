@@ -7,7 +7,7 @@
 # OUTDIR/NAME.csv per set and prints, last, one line per dtype x M x N: each
 # set's ratio to the device copy measured in its own run, and the geometric
 # mean and minimum per set and dtype. Used to choose between plan variants
-# (tools/bench/README.md, "Experiments").
+# (tools/bench/RESULTS.md, "Experiments").
 set -u
 if [ $# -lt 3 ]; then
   echo "usage: $0 OUTDIR RUNTIME_BUILD NAME=DIR ... [-- BENCH_FLAGS]" >&2

@@ -1,6 +1,6 @@
 /* host-bench - softgen's host target on this machine's CPU against memcpy of
  * the same bytes and a plain C softmax compiled with -O3 (host-ref.c), in the
- * same run. A benchmark, not a test: figures go to tools/bench/HOST.md.
+ * same run. A benchmark, not a test: figures go to tools/bench/RESULTS.md.
  *
  * Needs: libsoftgen (JIT), libsoftgen_rt (host backend), libm. Produces a
  * table on stdout: per shape, dtype and thread count, the median time of a

@@ -1,4 +1,4 @@
-"""host-py.py - the Python binding on the CPU (tools/bench/HOST.md): softgen.softmax
+"""host-py.py - the Python binding on the CPU (tools/bench/RESULTS.md): softgen.softmax
 on numpy arrays (host target, JIT-ed in process) against numpy's own softmax and,
 where torch is importable, torch.softmax on CPU tensors, in one process.
 
