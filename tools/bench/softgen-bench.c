@@ -1,7 +1,8 @@
 /* softgen-bench - time softgen kernels against the device-to-device copy of the
  * same bytes, in the same run (issue 5, part 4; protocol in tools/bench/README.md).
  *
- * Needs: libsoftgen_rt (softgen/runtime.h), libm. Produces, for each kernel:
+ * Needs: libsoftgen_rt (softgen/runtime.h), libm, tools/common/options.h (its options).
+ * Produces, for each kernel:
  *   the median time of one launch over --iters timed samples (device events,
  *   after warm-up), the same for sgrt_memcpy_dtod of the same bytes, GB/s
  *   counting read + write, the ratio kernel GB/s / copy GB/s, and a row-sum
@@ -42,27 +43,45 @@
 #include "softgen/runtime.h"
 #include "base/io.h"
 #include "../common/host_elems.h"
+#include "../common/options.h"
 
 #define MAX_SAMPLES_PER_ROUND 25
 #define MAX_SETS 256
 #define POOL_LEN ((1u << 20) + 7u)
 #define STAGING_BYTES ((size_t)64 << 20)
 
+enum {
+  O_ROWS = 1, O_ITERS, O_WARMUP_MS, O_BATCH_US, O_L2_MB, O_FILLER_MB, O_CSV, O_NO_CHECK,
+  O_MANIFEST, O_BACKEND, O_DEVICE, O_HELP
+};
+
+static const opt cli[] = { /* tools/common/options.h */
+    {O_ROWS, "--rows", "M", 0, "rows for kernels given on the command line (default 16384)"},
+    {O_ITERS, "--iters", "N", 0, "timed samples per kernel and per copy (default 100)"},
+    {O_WARMUP_MS, "--warmup-ms", "T", 0, "warm-up time per kernel, host clock (default 100)"},
+    {O_BATCH_US, "--batch-us", "U", 0,
+     "time batches of launches when one launch is under U us\n"
+     "(default 20; 0: always one launch per sample)"},
+    {O_L2_MB, "--l2-mb", "L", 0, "assumed L2 size in MB for input rotation (default 60)"},
+    {O_FILLER_MB, "--filler-mb", "F", 0,
+     "device copy before each timed round, MB (default 256; 0: none)"},
+    {O_CSV, "--csv", "FILE", 0, "also write the results as CSV"},
+    {O_NO_CHECK, "--no-check", NULL, 0, "skip the row-sum check of the kernel's output"},
+    {O_MANIFEST, "--manifest", "FILE", 0,
+     "kernels to run, one a line: file<TAB>M (a file relative to\n"
+     "FILE's directory; # starts a comment line)"},
+    {O_BACKEND, "--backend", "cuda|hip|auto", 0, "the driver (default auto: CUDA, then HIP)"},
+    {O_DEVICE, "--device", "D", 0, "the device's ordinal (default 0)"},
+    {O_HELP, "-h, --help", NULL, 0, "this help"},
+    {0},
+};
+
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: softgen-bench [options] KERNEL.{cubin,ptx}...\n"
-          "       softgen-bench [options] --manifest FILE   (lines: file<TAB>M)\n"
-          "  --rows M          rows for kernels given on the command line (default 16384)\n"
-          "  --iters N         timed samples per kernel and per copy (default 100)\n"
-          "  --warmup-ms T     warm-up time per kernel, host clock (default 100)\n"
-          "  --batch-us U      time batches of launches when one launch is under U us\n"
-          "                    (default 20; 0: always one launch per sample)\n"
-          "  --l2-mb L         assumed L2 size in MB for input rotation (default 60)\n"
-          "  --filler-mb F     device copy before each timed round, MB (default 256; 0: none)\n"
-          "  --csv FILE        also write the results as CSV\n"
-          "  --no-check        skip the row-sum check of the kernel's output\n"
-          "  --backend cuda|hip|auto, --device D\n"
-          "environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n");
+  fputs("usage: softgen-bench [options] KERNEL.{cubin,ptx}...\n"
+        "       softgen-bench [options] --manifest FILE   (lines: file<TAB>M)\n",
+        f);
+  opt_help(f, cli);
+  fputs("environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n", f);
 }
 
 static sg_rng rng = {0x9e3779b97f4a7c15ull};
@@ -640,20 +659,37 @@ int main(int argc, char **argv) {
   int nkernels = 0;
   if (!kernels)
     return 3;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+  opt_parser p = {.argc = argc, .argv = argv, .i = 1};
+  for (int id; (id = opt_next(&p, cli)) != OPT_END;) {
+    const char *v = p.val;
     int64_t iv;
     double dv;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    switch (id) {
+    case OPT_ARG: /* "-" (this program reads no stdin) is an unknown option, as before */
+      if (strcmp(v, "-") != 0) {
+        kernels[nkernels++] = v;
+        break;
+      }
+      /* fall through */
+    case OPT_UNKNOWN:
+    case OPT_NO_VALUE:
+    case OPT_EXTRA_VALUE:
+      fprintf(stderr, "softgen-bench: unknown or incomplete option '%s'\n", p.name);
+      usage(stderr);
+      return 2;
+    case O_HELP:
       usage(stdout);
       return 0;
-    } else if (strcmp(a, "--no-check") == 0) {
+    case O_NO_CHECK:
       o.check = 0;
-    } else if (strcmp(a, "--csv") == 0 && v) {
-      o.csv = v, i++;
-    } else if (strcmp(a, "--manifest") == 0 && v) {
-      o.manifest = v, i++;
-    } else if (strcmp(a, "--backend") == 0 && v) {
+      break;
+    case O_CSV:
+      o.csv = v;
+      break;
+    case O_MANIFEST:
+      o.manifest = v;
+      break;
+    case O_BACKEND:
       if (strcmp(v, "cuda") == 0)
         o.backend = SGRT_BACKEND_CUDA;
       else if (strcmp(v, "hip") == 0)
@@ -662,45 +698,36 @@ int main(int argc, char **argv) {
         fprintf(stderr, "softgen-bench: unknown backend '%s'\n", v);
         return 2;
       }
-      i++;
-    } else if ((strcmp(a, "--iters") == 0 || strcmp(a, "--rows") == 0 ||
-                strcmp(a, "--device") == 0) &&
-               v) {
-      if (parse_i64(v, &iv) || (a[2] == 'i' && (iv < 1 || iv > 1000000)) ||
-          (a[2] == 'd' && iv > 1024)) {
-        fprintf(stderr, "softgen-bench: %s needs a %s integer, got '%s'\n", a,
-                a[2] == 'i' ? "positive" : "non-negative", v);
+      break;
+    case O_ITERS:
+    case O_ROWS:
+    case O_DEVICE:
+      if (parse_i64(v, &iv) || (id == O_ITERS && (iv < 1 || iv > 1000000)) ||
+          (id == O_DEVICE && iv > 1024)) {
+        fprintf(stderr, "softgen-bench: %s needs a %s integer, got '%s'\n", p.name,
+                id == O_ITERS ? "positive" : "non-negative", v);
         return 2;
       }
-      if (a[2] == 'i')
+      if (id == O_ITERS)
         o.iters = (int)iv;
-      else if (a[2] == 'r')
+      else if (id == O_ROWS)
         o.rows = iv;
       else
         o.device = (int)iv;
-      i++;
-    } else if ((strcmp(a, "--warmup-ms") == 0 || strcmp(a, "--batch-us") == 0 ||
-                strcmp(a, "--l2-mb") == 0 || strcmp(a, "--filler-mb") == 0) &&
-               v) {
+      break;
+    default: /* --warmup-ms, --batch-us, --l2-mb, --filler-mb: numbers */
       if (parse_pos_double(v, &dv)) {
-        fprintf(stderr, "softgen-bench: %s needs a non-negative number, got '%s'\n", a, v);
+        fprintf(stderr, "softgen-bench: %s needs a non-negative number, got '%s'\n", p.name, v);
         return 2;
       }
-      if (a[2] == 'w')
+      if (id == O_WARMUP_MS)
         o.warmup_ms = dv;
-      else if (a[2] == 'b')
+      else if (id == O_BATCH_US)
         o.batch_us = dv;
-      else if (a[2] == 'l')
+      else if (id == O_L2_MB)
         o.l2_mb = dv;
       else
         o.filler_mb = dv;
-      i++;
-    } else if (a[0] == '-') {
-      fprintf(stderr, "softgen-bench: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else {
-      kernels[nkernels++] = a;
     }
   }
   for (int i = 0; i < nkernels; i++)

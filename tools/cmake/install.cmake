@@ -95,12 +95,14 @@ if(TARGET softgen)
   target_compile_definitions(softgen_driver PRIVATE
     SOFTGEN_TEMPLATES_RELDIR="${_sg_bin_to_templates}")
 
-  # Man page: `softgen --help` through tools/softgen/help2man.sh (one source).
+  # Man page: printed by `softgen --help-man` from the CLI's option table (the one
+  # --help prints), to a temporary file renamed into place: whole or not at all.
   add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/softgen.1
-    COMMAND sh ${PROJECT_SOURCE_DIR}/tools/softgen/help2man.sh
+    COMMAND sh -c "\"$0\" --help-man >\"$1.tmp\" && mv -f \"$1.tmp\" \"$1\" \
+|| { rm -f \"$1.tmp\"; exit 1; }"
             $<TARGET_FILE:softgen-cli> ${PROJECT_BINARY_DIR}/softgen.1
-    DEPENDS softgen-cli ${PROJECT_SOURCE_DIR}/tools/softgen/help2man.sh
-    COMMENT "Generating softgen.1 from softgen --help" VERBATIM)
+    DEPENDS softgen-cli
+    COMMENT "Generating softgen.1 (softgen --help-man)" VERBATIM)
   add_custom_target(softgen-man ALL DEPENDS ${PROJECT_BINARY_DIR}/softgen.1)
   install(FILES ${PROJECT_BINARY_DIR}/softgen.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()

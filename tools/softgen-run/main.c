@@ -1,7 +1,7 @@
 /* softgen-run - load a softgen code object and launch it; the runtime's C
  * example and the GPU-feature probe used by lit.
  *
- * Needs: libsoftgen_rt (softgen/runtime.h), libm. Produces:
+ * Needs: libsoftgen_rt (softgen/runtime.h), libm, tools/common/options.h (its options). Produces:
  *   softgen-run --probe [--backend B] [--device D]
  *       exit 0 iff the driver opens and the device answers; prints its name and arch.
  *   softgen-run [--rows M] [--inner I] [--backend B] [--device D] [--seed S] [--check] KERNEL
@@ -25,22 +25,35 @@
 #include "softgen/runtime.h"
 #include "base/io.h"
 #include "../common/host_elems.h"
+#include "../common/options.h"
+
+enum { O_BACKEND = 1, O_DEVICE, O_PROBE, O_ROWS, O_INNER, O_CHECK, O_SEED, O_SCALAR, O_HELP };
+
+static const opt cli[] = { /* tools/common/options.h */
+    {O_BACKEND, "--backend", "cuda|hip|host|auto", 0,
+     "auto (default): host for a host-target kernel (.so),\n"
+     "else CUDA, then HIP"},
+    {O_DEVICE, "--device", "D", 0, "the device's ordinal (default 0)"},
+    {O_PROBE, "--probe", NULL, 0, "open the driver and device, print them, exit 0 if they answer"},
+    {O_ROWS, "--rows", "M", 0, "rows to run (default 1000)"},
+    {O_INNER, "--inner", "I", 0, "inner-layout kernels: tensors [M / I, N, I] (default 1)"},
+    {O_CHECK, "--check", NULL, 0, "compare against a float64 CPU softmax (template softmax only)"},
+    {O_SEED, "--seed", "S", 0, "random seed for the inputs (default 1)"},
+    {O_SCALAR, "--scalar", "NAME=VALUE", 0,
+     "a scalar parameter of the kernel (metadata 'scalar' lines,\n"
+     "e.g. --scalar scale=0.125 --scalar L=128 --scalar offset=0)"},
+    {O_HELP, "-h, --help", NULL, 0, "this help"},
+    {0},
+};
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: softgen-run --probe [--backend cuda|hip|host|auto] [--device D]\n"
-          "       softgen-run [--rows M] [--inner I] [--backend cuda|hip|host|auto] [--device D]\n"
-          "                   [--seed S] [--scalar NAME=VALUE]... [--check]\n"
-          "                   KERNEL.{cubin,ptx,hsaco,so}\n"
-          "  --backend   auto: host for a host-target kernel (.so), else CUDA, then HIP\n"
-          "  --probe     open the driver and device, print them, exit 0 if they answer\n"
-          "  --rows M    rows to run (default 1000)\n"
-          "  --inner I   inner-layout kernels: tensors [M / I, N, I] (default 1)\n"
-          "  --check     compare against a float64 CPU softmax (template softmax only)\n"
-          "  --seed S    random seed for the inputs (default 1)\n"
-          "  --scalar NAME=VALUE  a scalar parameter of the kernel (metadata 'scalar' lines,\n"
-          "              e.g. --scalar scale=0.125 --scalar L=128 --scalar offset=0)\n"
-          "environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n");
+  fputs("usage: softgen-run --probe [--backend cuda|hip|host|auto] [--device D]\n"
+        "       softgen-run [--rows M] [--inner I] [--backend cuda|hip|host|auto] [--device D]\n"
+        "                   [--seed S] [--scalar NAME=VALUE]... [--check]\n"
+        "                   KERNEL.{cubin,ptx,hsaco,so}\n",
+        f);
+  opt_help(f, cli);
+  fputs("environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n", f);
 }
 
 static sg_rng rng = {0x9e3779b97f4a7c15ull};
@@ -267,17 +280,37 @@ static int run_args(int argc, char **argv) {
   int64_t rows = 1000, inner = 1;
   uint64_t seed = 1;
   const char *path = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+  opt_parser p = {.argc = argc, .argv = argv, .i = 1};
+  for (int id; (id = opt_next(&p, cli)) != OPT_END;) {
+    const char *v = p.val;
     char *end = NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    switch (id) {
+    case OPT_ARG: /* "-" (this program reads no stdin) is an unknown option, as before */
+      if (strcmp(v, "-") != 0) {
+        if (path) {
+          fprintf(stderr, "softgen-run: more than one kernel given ('%s')\n", v);
+          return 2;
+        }
+        path = v;
+        break;
+      }
+      /* fall through */
+    case OPT_UNKNOWN:
+    case OPT_NO_VALUE:
+    case OPT_EXTRA_VALUE:
+      fprintf(stderr, "softgen-run: unknown or incomplete option '%s'\n", p.name);
+      usage(stderr);
+      return 2;
+    case O_HELP:
       usage(stdout);
       return 0;
-    } else if (strcmp(a, "--probe") == 0) {
+    case O_PROBE:
       do_probe = 1;
-    } else if (strcmp(a, "--check") == 0) {
+      break;
+    case O_CHECK:
       check = 1;
-    } else if (strcmp(a, "--scalar") == 0 && v) {
+      break;
+    case O_SCALAR: {
       const char *eq = strchr(v, '=');
       double x = eq ? strtod(eq + 1, &end) : 0;
       if (!eq || eq == v || !eq[1] || *end || nscalars_given == MAX_SCALARS) {
@@ -289,8 +322,9 @@ static int run_args(int argc, char **argv) {
       snprintf(names[nscalars_given], sizeof names[0], "%.*s", (int)(eq - v), v);
       scalar_names[nscalars_given] = names[nscalars_given];
       scalar_values[nscalars_given++] = x;
-      i++;
-    } else if (strcmp(a, "--backend") == 0 && v) {
+      break;
+    }
+    case O_BACKEND:
       if (strcmp(v, "cuda") == 0)
         backend = SGRT_BACKEND_CUDA;
       else if (strcmp(v, "hip") == 0)
@@ -301,33 +335,22 @@ static int run_args(int argc, char **argv) {
         fprintf(stderr, "softgen-run: unknown backend '%s'\n", v);
         return 2;
       }
-      i++;
-    } else if ((strcmp(a, "--rows") == 0 || strcmp(a, "--device") == 0 ||
-                strcmp(a, "--seed") == 0 || strcmp(a, "--inner") == 0) &&
-               v) {
+      break;
+    default: { /* --rows, --inner, --device, --seed: integers */
       long long n = strtoll(v, &end, 10);
-      if (*end || n < 0 || (a[2] == 'd' && n > 1 << 20)) {
-        fprintf(stderr, "softgen-run: %s needs a non-negative integer, got '%s'\n", a, v);
+      if (*end || n < 0 || (id == O_DEVICE && n > 1 << 20)) {
+        fprintf(stderr, "softgen-run: %s needs a non-negative integer, got '%s'\n", p.name, v);
         return 2;
       }
-      if (a[2] == 'r')
+      if (id == O_ROWS)
         rows = n;
-      else if (a[2] == 'i')
+      else if (id == O_INNER)
         inner = n ? n : 1;
-      else if (a[2] == 'd')
+      else if (id == O_DEVICE)
         device = (int)n;
       else
         seed = (uint64_t)n;
-      i++;
-    } else if (a[0] == '-') {
-      fprintf(stderr, "softgen-run: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, "softgen-run: more than one kernel given ('%s')\n", a);
-      return 2;
+    }
     }
   }
   if (do_probe)

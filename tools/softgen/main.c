@@ -1,13 +1,15 @@
 /* softgen - the command-line compiler: template + constraints -> kernel files.
  *
- *   softgen [options] [TEMPLATE]     see usage() or `softgen --help`
+ *   softgen [options] [TEMPLATE]     `softgen --help`; the man page: `softgen --help-man`
  *
- * The stages run in the library (softgen/compile.h: sg_compilation_*, with its
- * on-disk cache); this file parses arguments, prints and writes. Everything is
- * built in memory first, for every N asked for; files are written only when every
- * requested stage of every kernel succeeded: all to temporaries first, then renamed
- * (support/io.h), so a failure leaves no partial output and every old file as it
- * was. A write error on stdout is an error (exit 1). */
+ * Every option is declared once, in the table cli[] (tools/common/options.h): it
+ * parses argv, prints --help and the man page's OPTIONS. The stages run in the
+ * library (softgen/compile.h: sg_compilation_*, with its on-disk cache); this
+ * file parses arguments, prints and writes. Everything is built in memory first,
+ * for every N asked for; files are written only when every requested stage of
+ * every kernel succeeded: all to temporaries first, then renamed (support/io.h),
+ * so a failure leaves no partial output and every old file as it was. A write
+ * error on stdout is an error (exit 1). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -18,84 +20,178 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/options.h"
 #include "mlir_main.h" /* MLIR mode: softgen model.mlir */
 #include "softgen/softgen.h"
 #include "base/io.h"
 
+enum { /* the options: ids for the table's rows */
+  O_N = 1, O_DTYPE, O_OUT_DTYPE, O_TARGET, O_ARCH, O_LAYOUT, O_CONSTRAINTS, O_C, O_EMIT,
+  O_OUT_DIR, O_O, O_PRINT_CONFIG, O_PRINT_TEMPLATE, O_INSPECT, O_MLIR, O_CACHE_DIR, O_NO_CACHE,
+  O_PTXAS, O_LLD, O_VERBOSE, O_HELP, O_VERSION, O_HELP_MAN
+};
+
+/* Every option, once: parse_args reads argv through it, --help and the man page print it. */
+static const opt cli[] = {
+    OPT_SECTION("Problem", NULL),
+    {O_N, "-D", "N=<int>", 0,
+     "row length (required); M, the row count, is a run-time argument.\n"
+     "Several values (-D N=1024,4096 or -D repeated) make one\n"
+     "kernel each (progress on stderr when it is a terminal)"},
+    {O_DTYPE, "--dtype", "f16|bf16|f32", 0,
+     "element type of the template's T tensors (default f16)"},
+    {O_OUT_DTYPE, "--out-dtype", "f16|bf16|f32", 0,
+     "element type of the template's U tensors (the outputs;\n"
+     "default: --dtype), e.g. f16 in, f32 out"},
+    {O_TARGET, "--target", "nvptx|amdgpu|host", 0,
+     "backend (default nvptx; host: this machine's CPU)"},
+    {O_ARCH, "--arch", "ARCH", OPT_LINES,
+     "nvptx: sm_80 sm_89 sm_90 sm_90a sm_100 (default sm_90)\n"
+     "amdgpu: gfx90a gfx942 gfx950 gfx1100 gfx1201 (default gfx942)\n"
+     "host: native (default), x86-64[-v2|-v3|-v4] or generic, neoverse-*"},
+    {O_LAYOUT, "--layout", "rows|inner", 0,
+     "rows (default): reduce along the last, contiguous dim;\n"
+     "inner: reduce dim N of tensors viewed as [outer, N, inner]\n"
+     "(softmax over a non-last dim without a copy; inner and the\n"
+     "strides are run-time arguments; kernel name ..._inner)"},
+    OPT_SECTION("Constraints", "Wave's vocabulary; anything not given is chosen automatically"),
+    {O_CONSTRAINTS, "--constraints", "FILE", 0,
+     "read constraints from FILE (repeatable; a regular file of\n"
+     "at most 1 MiB)"},
+    {O_C, "-C", "TEXT", OPT_LINES,
+     "a constraint on the command line, e.g.\n"
+     "-C 'HardwareConstraint(threads_per_wave=32, waves_per_block=(4,1,1))'"},
+    OPT_SECTION("Output", NULL),
+    {O_EMIT, "--emit", "KINDS", 0,
+     "comma-separated: llvm (IR as built), llvm-opt (after O3),\n"
+     "asm (.ptx / .s), obj (.cubin / .hsaco / host .o), all,\n"
+     "so (host only: a shared library for the runtime)\n"
+     "(default: llvm,llvm-opt,asm,obj; obj is skipped with a\n"
+     "warning when ptxas is missing)"},
+    {O_OUT_DIR, "--out-dir", "DIR", 0, "directory for output files (default: out)"},
+    {O_O, "-o", "FILE", 0,
+     "write the single --emit kind to FILE ('-' for stdout).\n"
+     "Every output (-o or --out-dir) goes to a temporary file\n"
+     "beside it, renamed into place once all are complete: a\n"
+     "failure leaves the old files as they were. A device node\n"
+     "or FIFO is written in place, a symlink through (its\n"
+     "target is replaced), a directory is refused"},
+    {O_PRINT_CONFIG, "--print-config", NULL, 0, "print the resolved plan and exit"},
+    {O_PRINT_TEMPLATE, "--print-template", NULL, 0,
+     "print the template's typed op list and exit (no N needed)"},
+    {O_INSPECT, "--inspect", "FILE", 0,
+     "print the launch metadata of a code object and exit\n"
+     "(a regular file of at most 256 MiB)"},
+    OPT_SECTION("MLIR", "input MODEL.mlir, or --mlir"),
+    {O_MLIR, "--mlir", NULL, 0,
+     "read the input as an MLIR module (a regular file of at\n"
+     "most 1 GiB): every linalg.softmax becomes a\n"
+     "gpu.launch_func of a kernel in a gpu.binary;\n"
+     "writes DIR/<kernel>.<ext> and DIR/MODEL.gpu.mlir (-o: the\n"
+     "module only); --emit asm|obj picks what gpu.objects hold"},
+    OPT_SECTION("Cache", "compiled outputs are reused when nothing that changes them changed"),
+    {O_CACHE_DIR, "--cache-dir", "DIR", 0,
+     "cache directory (default: $SOFTGEN_CACHE_DIR, else\n"
+     "$XDG_CACHE_HOME/softgen, else ~/.cache/softgen)"},
+    {O_NO_CACHE, "--no-cache", NULL, 0, "neither read nor write the cache (also: SOFTGEN_CACHE=0)"},
+    OPT_SECTION("Tools", NULL),
+    {O_PTXAS, "--ptxas", "PATH", 0, "ptxas to use (default: $CUDA_HOME/bin, then PATH)"},
+    {O_LLD, "--lld", "PATH", 0, "ld.lld to use (default: LLVM 22's tools directory, then PATH)"},
+    OPT_SECTION("Other", NULL),
+    {O_VERBOSE, "-v, --verbose", NULL, 0,
+     "print the plan, the time of each stage and the cache's\n"
+     "use to stderr"},
+    {O_HELP, "-h, --help", NULL, 0, "this help"},
+    {O_VERSION, "--version", NULL, 0, "version of softgen and of LLVM"},
+    {O_HELP_MAN, "--help-man", NULL, OPT_HIDDEN, "the man page (roff), made from this table"},
+    {0},
+};
+
+static const char *const synopsis[] = {"[options] [TEMPLATE]", "[options] MODEL.mlir", NULL};
+static const char template_note[] =
+    "TEMPLATE is a .sgt file or the name of one in the templates directory\n"
+    "(default: softmax; directory: $SOFTGEN_TEMPLATES, else the installed one,\n"
+    "<bindir>/../share/softgen/kernels-templates, else the one softgen was built with);\n"
+    "a regular file of at most 1 MiB.";
+static const char exit_status[] =
+    "0 on success, 1 on any error (nothing is written then), 2 on bad usage.";
+
 static void usage(FILE *f) {
-  fputs(
-      "usage: softgen [options] [TEMPLATE]\n"
-      "       softgen [options] MODEL.mlir\n"
-      "\n"
-      "Generates a softmax-family GPU kernel from a template (.sgt) and Wave-style\n"
-      "constraints, through LLVM's NVPTX or AMDGPU backend.\n"
-      "TEMPLATE is a .sgt file or the name of one in the templates directory\n"
-      "(default: softmax; directory: $SOFTGEN_TEMPLATES, else the installed one,\n"
-      "<bindir>/../share/softgen/kernels-templates, else the one softgen was built with);\n"
-      "a regular file of at most 1 MiB.\n"
-      "\n"
-      "Problem:\n"
-      "  -D N=<int>              row length (required); M, the row count, is a run-time argument.\n"
-      "                          Several values (-D N=1024,4096 or -D repeated) make one\n"
-      "                          kernel each (progress on stderr when it is a terminal)\n"
-      "  --dtype f16|bf16|f32    element type of the template's T tensors (default f16)\n"
-      "  --out-dtype f16|bf16|f32\n"
-      "                          element type of the template's U tensors (the outputs;\n"
-      "                          default: --dtype), e.g. f16 in, f32 out\n"
-      "  --target nvptx|amdgpu|host\n"
-      "                          backend (default nvptx; host: this machine's CPU)\n"
-      "  --arch ARCH             nvptx: sm_80 sm_89 sm_90 sm_90a sm_100 (default sm_90)\n"
-      "                          amdgpu: gfx90a gfx942 gfx950 gfx1100 gfx1201 (default gfx942)\n"
-      "                          host: native (default), x86-64[-v2|-v3|-v4] or generic, neoverse-*\n"
-      "  --layout rows|inner     rows (default): reduce along the last, contiguous dim;\n"
-      "                          inner: reduce dim N of tensors viewed as [outer, N, inner]\n"
-      "                          (softmax over a non-last dim without a copy; inner and the\n"
-      "                          strides are run-time arguments; kernel name ..._inner)\n"
-      "Constraints (Wave's vocabulary; anything not given is chosen automatically):\n"
-      "  --constraints FILE      read constraints from FILE (repeatable; a regular file of\n"
-      "                          at most 1 MiB)\n"
-      "  -C TEXT                 a constraint on the command line, e.g.\n"
-      "                          -C 'HardwareConstraint(threads_per_wave=32, waves_per_block=(4,1,1))'\n"
-      "Output:\n"
-      "  --emit KINDS            comma-separated: llvm (IR as built), llvm-opt (after O3),\n"
-      "                          asm (.ptx / .s), obj (.cubin / .hsaco / host .o), all,\n"
-      "                          so (host only: a shared library for the runtime)\n"
-      "                          (default: llvm,llvm-opt,asm,obj; obj is skipped with a\n"
-      "                          warning when ptxas is missing)\n"
-      "  --out-dir DIR           directory for output files (default: out)\n"
-      "  -o FILE                 write the single --emit kind to FILE ('-' for stdout).\n"
-      "                          Every output (-o or --out-dir) goes to a temporary file\n"
-      "                          beside it, renamed into place once all are complete: a\n"
-      "                          failure leaves the old files as they were. A device node\n"
-      "                          or FIFO is written in place, a symlink through (its\n"
-      "                          target is replaced), a directory is refused\n"
-      "  --print-config          print the resolved plan and exit\n"
-      "  --print-template        print the template's typed op list and exit (no N needed)\n"
-      "  --inspect FILE          print the launch metadata of a code object and exit\n"
-      "                          (a regular file of at most 256 MiB)\n",
-      f);
-  fputs( /* two strings: C11 compilers need only take 4095 characters in one */
-      "MLIR (input MODEL.mlir, or --mlir):\n"
-      "  --mlir                  read the input as an MLIR module (a regular file of at\n"
-      "                          most 1 GiB): every linalg.softmax becomes a\n"
-      "                          gpu.launch_func of a kernel in a gpu.binary;\n"
-      "                          writes DIR/<kernel>.<ext> and DIR/MODEL.gpu.mlir (-o: the\n"
-      "                          module only); --emit asm|obj picks what gpu.objects hold\n"
-      "Cache (compiled outputs are reused when nothing that changes them changed):\n"
-      "  --cache-dir DIR         cache directory (default: $SOFTGEN_CACHE_DIR, else\n"
-      "                          $XDG_CACHE_HOME/softgen, else ~/.cache/softgen)\n"
-      "  --no-cache              neither read nor write the cache (also: SOFTGEN_CACHE=0)\n"
-      "Tools:\n"
-      "  --ptxas PATH            ptxas to use (default: $CUDA_HOME/bin, then PATH)\n"
-      "  --lld PATH              ld.lld to use (default: LLVM 22's tools directory, then PATH)\n"
-      "Other:\n"
-      "  -v, --verbose           print the plan, the time of each stage and the cache's\n"
-      "                          use to stderr\n"
-      "  -h, --help              this help\n"
-      "  --version               version of softgen and of LLVM\n"
-      "\n"
-      "Exit status: 0 on success, 1 on any error (nothing is written then), 2 on bad usage.\n",
-      f);
+  for (int i = 0; synopsis[i]; i++)
+    fprintf(f, "%s softgen %s\n", i ? "      " : "usage:", synopsis[i]);
+  fprintf(f, "\nGenerates a softmax-family GPU kernel from a template (.sgt) and Wave-style\n"
+             "constraints, through LLVM's NVPTX or AMDGPU backend.\n%s\n\n", template_note);
+  opt_help(f, cli);
+  fprintf(f, "\nExit status: %s\n", exit_status);
+}
+
+/* The man page: the table's options between prose that --help has no room for. */
+static void man_page(FILE *f) {
+  static const char *const env[][2] = {
+      {"SOFTGEN_TEMPLATES", "the templates directory, searched for a TEMPLATE given by name."},
+      {"SOFTGEN_CACHE_DIR, XDG_CACHE_HOME, HOME",
+       "the compile cache directory: $SOFTGEN_CACHE_DIR, else $XDG_CACHE_HOME/softgen (when it\n"
+       "is an absolute path), else $HOME/.cache/softgen; --cache-dir overrides them."},
+      {"SOFTGEN_CACHE", "0 turns the compile cache off (as --no-cache)."},
+      {"SOFTGEN_PROGRESS", "1 or 0: show or hide the progress line of a run that makes several\n"
+       "kernels (default: shown when stderr is a terminal and -v is not given)."},
+      {"SOFTGEN_HOST_TRIPLE", "--target host: generate for this LLVM target triple (e.g.\n"
+       "aarch64-unknown-linux-gnu) and a generic CPU instead of for this machine."},
+      {"CUDA_HOME", "ptxas is looked for in $CUDA_HOME/bin first, unless --ptxas is given."},
+      {"PATH", "where ptxas, ld.lld (after LLVM 22's tools directory) and cc (a host .so when\n"
+       "ld.lld is missing) are looked for."},
+      {"TMPDIR", "where the files that ptxas, ld.lld and cc read and write are kept while they\n"
+       "run (default /tmp)."},
+      {"SOFTGEN_CUDA_LIBRARY, SOFTGEN_HIP_LIBRARY, SOFTGEN_HOST_THREADS",
+       "read by the runtime (libsoftgen_rt: softgen-run, softgen-bench, the Python package), not\n"
+       "by softgen: the CUDA or HIP driver library to open instead of libcuda.so.1 or\n"
+       "libamdhip64.so, and the number of CPU threads that run a host kernel (default: one per\n"
+       "CPU, at most 256)."},
+      {"SOFTGEN_LIBRARY, SOFTGEN_RT_LIBRARY, SOFTGEN_LIB_DIR, SOFTGEN_KERNEL_PATH",
+       "read by the Python package only: where it finds libsoftgen.so and libsoftgen_rt.so, and\n"
+       "the directories of code objects it preloads."},
+  };
+  fprintf(f, ".\\\" Generated by `softgen --help-man` from tools/softgen/main.c's table.\n"
+             ".TH SOFTGEN 1 \"\" \"softgen %s (LLVM %s)\" \"User Commands\"\n.nh\n.ad l\n",
+          sg_version(), sg_llvm_version());
+  fputs(".SH NAME\nsoftgen \\- a softmax kernel compiler (templates and Wave-style constraints to "
+        "PTX, cubin or hsaco)\n.SH SYNOPSIS\n", f);
+  for (int i = 0; synopsis[i]; i++) {
+    fputs(i ? ".br\n.B softgen\n" : ".B softgen\n", f);
+    opt_man_text(f, synopsis[i], 0);
+  }
+  fputs(".SH DESCRIPTION\n", f);
+  opt_man_text(f,
+      "softgen compiles a kernel of the softmax family (softmax, log-softmax, their backward\n"
+      "passes, scaled, masked, causal and attention softmax, or any template written in its .sgt\n"
+      "language) for each row length N it is given. It resolves the Wave-style constraints\n"
+      "(threads per wave, waves per block, tiles, vector shapes; whatever is not given is chosen\n"
+      "automatically) for N, the element types and the target into a plan (--print-config),\n"
+      "builds LLVM IR from the plan and lowers it with LLVM's own NVPTX, AMDGPU or host backend\n"
+      "to assembly (.ptx, .s) and code objects (.cubin through ptxas, .hsaco through ld.lld, or\n"
+      "a host .o or .so). Every code object carries its launch metadata (--inspect prints it),\n"
+      "so the softgen runtime (libsoftgen_rt, softgen-run) loads and launches it with no side\n"
+      "file. Outputs are reused from an on-disk cache when nothing that changes them changed,\n"
+      "and written all or none. Given an MLIR module instead, softgen replaces each\n"
+      "linalg.softmax in it with the launch of a kernel that it compiles.", 0);
+  fputs(".PP\n", f);
+  opt_man_text(f, template_note, 0);
+  fputs(".SH OPTIONS\n", f);
+  opt_man(f, cli);
+  fputs(".SH EXIT STATUS\n", f);
+  opt_man_text(f, exit_status, 0);
+  fputs(".SH ENVIRONMENT\n", f);
+  for (size_t i = 0; i < sizeof env / sizeof env[0]; i++)
+    opt_man_item(f, env[i][0], env[i][1], 0);
+  fputs(".SH FILES\n", f);
+  opt_man_item(f, "<prefix>/share/softgen/kernels-templates/*.sgt",
+               "the installed kernel templates (see TEMPLATE above).", 0);
+  opt_man_item(f, "~/.cache/softgen/*.sgc",
+               "the compile cache's entries, one per compiled output (see ENVIRONMENT for where\n"
+               "the directory is); any of them may be deleted at any time.", 0);
+  fputs(".SH SEE ALSO\n", f);
+  opt_man_text(f, "softgen-run --help, softgen-bench --help; README.md and docs/ in softgen's "
+               "source.", 0);
 }
 
 /* --emit kinds: the SG_OUTPUT_BIT mask of softgen/compile.h */
@@ -179,112 +275,64 @@ static int parse_n(options *o, const char *def) {
   } while (1);
 }
 
-/* Parses argv into o; returns -1 to go on, else an exit status. */
+/* Parses argv into o through the table; returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, options *o) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = NULL;
-    char key[64];
-    /* --key=value */
-    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-    if (eq && (size_t)(eq - a) < sizeof key) {
-      memcpy(key, a, (size_t)(eq - a));
-      key[eq - a] = '\0';
-      val = eq + 1;
-      a = key;
-    }
-#define VALUE()                                                     \
-  do {                                                              \
-    if (!val) {                                                     \
-      if (i + 1 >= argc)                                            \
-        return bad_usage("option %s needs a value", a);             \
-      val = argv[++i];                                              \
-    }                                                               \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(a, "--version") == 0) {
-      printf("softgen %s (LLVM %s)\n", sg_version(), sg_llvm_version());
-      return 0;
-    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-      o->verbose = 1;
-    } else if (strcmp(a, "--mlir") == 0) {
-      o->mlir = 1;
-    } else if (strcmp(a, "--print-template") == 0) {
-      o->print_template = 1;
-    } else if (strcmp(a, "--print-config") == 0) {
-      o->print_config = 1;
-    } else if (strncmp(a, "-D", 2) == 0 && !eq) {
-      if (a[2])
-        val = a + 2;
-      else
-        VALUE();
-      int r = parse_n(o, val);
-      if (r)
-        return r;
-    } else if (strcmp(a, "--dtype") == 0) {
-      VALUE();
-      if (sg_dtype_parse(val, &o->problem.dtype))
-        return bad_usage("unknown --dtype '%s' (expected f16, bf16 or f32)", val);
-    } else if (strcmp(a, "--out-dtype") == 0) {
-      VALUE();
-      if (sg_dtype_parse(val, &o->problem.out_dtype))
-        return bad_usage("unknown --out-dtype '%s' (expected f16, bf16 or f32)", val);
+  opt_parser p = {.argc = argc, .argv = argv, .i = 1};
+  for (int id, r = 0; (id = opt_next(&p, cli)) != OPT_END; r = 0) {
+    const char *v = p.val;
+    switch (id) {
+    case OPT_UNKNOWN: return bad_usage("unknown option '%s'", p.name);
+    case OPT_NO_VALUE: return bad_usage("option %s needs a value", p.name);
+    case OPT_EXTRA_VALUE: return bad_usage("option %s takes no value", p.name);
+    case OPT_ARG:
+      if (o->template_arg)
+        return bad_usage("more than one template given ('%s')", v);
+      o->template_arg = v;
+      break;
+    case O_HELP: usage(stdout); return 0;
+    case O_HELP_MAN: man_page(stdout); return 0;
+    case O_VERSION: printf("softgen %s (LLVM %s)\n", sg_version(), sg_llvm_version()); return 0;
+    case O_N: r = parse_n(o, v); break;
+    case O_DTYPE:
+      if (sg_dtype_parse(v, &o->problem.dtype))
+        return bad_usage("unknown --dtype '%s' (expected f16, bf16 or f32)", v);
+      break;
+    case O_OUT_DTYPE:
+      if (sg_dtype_parse(v, &o->problem.out_dtype))
+        return bad_usage("unknown --out-dtype '%s' (expected f16, bf16 or f32)", v);
       o->problem.out_dtype_set = 1;
-    } else if (strcmp(a, "--target") == 0) {
-      VALUE();
-      o->problem.target = val;
-    } else if (strcmp(a, "--arch") == 0) {
-      VALUE();
-      o->problem.arch = val;
-    } else if (strcmp(a, "--layout") == 0) {
-      VALUE();
-      if (sg_layout_parse(val, &o->problem.layout))
-        return bad_usage("unknown --layout '%s' (expected rows or inner)", val);
-    } else if (strcmp(a, "--constraints") == 0) {
-      VALUE();
+      break;
+    case O_LAYOUT:
+      if (sg_layout_parse(v, &o->problem.layout))
+        return bad_usage("unknown --layout '%s' (expected rows or inner)", v);
+      break;
+    case O_CONSTRAINTS:
       if (o->nconstraint_files == 16)
         return bad_usage("at most 16 --constraints files%s", "");
-      o->constraint_files[o->nconstraint_files++] = val;
-    } else if (strcmp(a, "-C") == 0) {
-      VALUE();
+      o->constraint_files[o->nconstraint_files++] = v;
+      break;
+    case O_C:
       if (o->nconstraint_texts == 16)
         return bad_usage("at most 16 -C constraints%s", "");
-      o->constraint_texts[o->nconstraint_texts++] = val;
-    } else if (strcmp(a, "--emit") == 0) {
-      VALUE();
-      int r = parse_emit(o, val);
-      if (r)
-        return r;
-    } else if (strcmp(a, "--out-dir") == 0) {
-      VALUE();
-      o->out_dir = val;
-    } else if (strcmp(a, "-o") == 0) {
-      VALUE();
-      o->out_file = val;
-    } else if (strcmp(a, "--inspect") == 0) {
-      VALUE();
-      o->inspect = val;
-    } else if (strcmp(a, "--cache-dir") == 0) {
-      VALUE();
-      o->cache_dir = val;
-    } else if (strcmp(a, "--no-cache") == 0) {
-      o->no_cache = 1;
-    } else if (strcmp(a, "--ptxas") == 0) {
-      VALUE();
-      o->tools.ptxas = val;
-    } else if (strcmp(a, "--lld") == 0) {
-      VALUE();
-      o->tools.lld = val;
-    } else if (a[0] == '-' && a[1]) {
-      return bad_usage("unknown option '%s'", a);
-    } else if (o->template_arg) {
-      return bad_usage("more than one template given ('%s')", a);
-    } else {
-      o->template_arg = a;
+      o->constraint_texts[o->nconstraint_texts++] = v;
+      break;
+    case O_EMIT: r = parse_emit(o, v); break;
+    case O_TARGET: o->problem.target = v; break;
+    case O_ARCH: o->problem.arch = v; break;
+    case O_OUT_DIR: o->out_dir = v; break;
+    case O_O: o->out_file = v; break;
+    case O_INSPECT: o->inspect = v; break;
+    case O_CACHE_DIR: o->cache_dir = v; break;
+    case O_PTXAS: o->tools.ptxas = v; break;
+    case O_LLD: o->tools.lld = v; break;
+    case O_PRINT_CONFIG: o->print_config = 1; break;
+    case O_PRINT_TEMPLATE: o->print_template = 1; break;
+    case O_MLIR: o->mlir = 1; break;
+    case O_NO_CACHE: o->no_cache = 1; break;
+    case O_VERBOSE: o->verbose = 1; break;
     }
-#undef VALUE
+    if (r)
+      return r;
   }
   return -1;
 }

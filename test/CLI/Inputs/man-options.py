@@ -1,5 +1,6 @@
 """man-options.py HELP MAN - checks that the man page MAN documents every
-option that the --help text HELP lists (test/CLI/man-page.test).
+option that the --help text HELP lists, and that its DESCRIPTION is prose of
+at least 20 words (test/CLI/man-page.test).
 
 An option of --help is a line "  -x ARG    text" (two spaces, a dash); its tag
 is the part before the run of spaces ("-v, --verbose", "--dtype f16|bf16|f32").
@@ -27,4 +28,13 @@ print("options in --help: %d (%s)" % (len(names), " ".join(names)))
 missing = [t for t in tags if t not in page_tags]
 missing += [n for n in names if not re.search(r"(?<![\w-])" + re.escape(n) + r"(?![\w-])", plain)]
 print("missing from the man page: " + (", ".join(missing) if missing else "none"))
-sys.exit(1 if missing or not tags else 0)
+
+# DESCRIPTION: its text lines (not requests or comments) up to the next .SH.
+desc, inside = [], False
+for l in lines:
+    if l.startswith(".SH"):
+        inside = l.strip() == ".SH DESCRIPTION"
+    elif inside and not l.startswith((".", "'")):
+        desc += l.split()
+print("description: %d words" % len(desc))
+sys.exit(1 if missing or not tags or len(desc) < 20 else 0)
