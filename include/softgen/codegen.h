@@ -57,7 +57,7 @@ SG_API const char *sg_plan_asm_ext(const sg_plan *plan);
 SG_API const char *sg_plan_object_ext(const sg_plan *plan);
 SG_API const char *sg_plan_shared_ext(const sg_plan *plan);
 
-/* In-process JIT of a host-target module with LLVM ORC (target/jit.c). The
+/* In-process JIT of a host-target module with LLVM ORC (backend/jit.c). The
  * module is compiled as it stands (call sg_module_optimize first) and left
  * unchanged; the sg_jit owns the machine code. SG_ERR_UNSUPPORTED for a GPU
  * target. The kernel's entry point has the host ABI

@@ -9,8 +9,8 @@
  *   WaveConstraint(N, 1024)            # columns per wave
  *
  * Constraints come from files and/or the command line (same syntax); anything
- * not given is chosen by softgen's auto-configuration (one documented place:
- * lib/constraints/resolve.c, choose_defaults). Given constraints are honoured
+ * not given is chosen by softgen's policy (one place: lib/plan/policy.c, each
+ * threshold beside its measurement). Given constraints are honoured
  * or rejected with the rule they break; they are never silently changed.
  * docs: kernels-templates/README.md. */
 #ifndef SOFTGEN_CONSTRAINTS_H

@@ -1,4 +1,4 @@
-/* tool.c - external tools run on buffers (support/tool.h). POSIX. */
+/* tool.c - external tools run on buffers (backend/tool.h). POSIX. */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/tool.h"
 

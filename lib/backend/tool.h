@@ -1,4 +1,4 @@
-/* support/tool.h - finding and running external tools (ptxas, ld.lld) on
+/* backend/tool.h - finding and running external tools (ptxas, ld.lld) on
  * buffers, through a private temporary directory (internal). */
 #ifndef SG_INTERNAL_TOOL_H
 #define SG_INTERNAL_TOOL_H

@@ -1,4 +1,4 @@
-/* io.c - bounded whole-file reads and careful output writes (support/io.h). libc + POSIX. */
+/* io.c - bounded whole-file reads and careful output writes (base/io.h). libc + POSIX. */
 #define _POSIX_C_SOURCE 200809L
 #include "base/io.h"
 

@@ -1,4 +1,4 @@
-/* support/io.h - bounded whole-file reads and careful output writes (internal).
+/* base/io.h - bounded whole-file reads and careful output writes (internal).
  *
  * Reads (sgb_read_input): the file is opened without blocking (O_NONBLOCK, so a FIFO
  * is refused at once instead of waited on), must be a regular file no larger than the

@@ -1,4 +1,4 @@
-/* sha256.c - SHA-256 (support/sha256.h), after FIPS 180-4. libc only. */
+/* sha256.c - SHA-256 (base/sha256.h), after FIPS 180-4. libc only. */
 #include "base/sha256.h"
 
 #include <string.h>

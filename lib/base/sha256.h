@@ -1,4 +1,4 @@
-/* support/sha256.h - SHA-256 (FIPS 180-4) of byte strings (internal).
+/* base/sha256.h - SHA-256 (FIPS 180-4) of byte strings (internal).
  * Used to key the compile cache and to check its entries. */
 #ifndef SG_INTERNAL_SHA256_H
 #define SG_INTERNAL_SHA256_H

@@ -2,7 +2,7 @@
  * object's bytes (softgen/meta.h: sg_meta_format_unsealed, sg_meta_seal,
  * sg_meta_verify).
  *
- * Needs: lib/meta (locate.h: where the metadata lies), support/sha256. libc
+ * Needs: lib/meta (locate.h: where the metadata lies), base/sha256. libc
  * only: the runtime links it. Produces: the placeholder line codegen writes,
  * the seal the compile driver applies to each finished object, and the check
  * the runtime, `softgen --inspect` and the Python package make before they

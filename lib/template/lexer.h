@@ -1,7 +1,7 @@
 /* template/lexer.h - tokens of the template language and of constraints files
  * (both share one lexical syntax: identifiers, integers, punctuation, '#'
  * comments). Produced by lexer.c; read by template/parse.c and
- * constraints/parse.c. */
+ * plan/constraints.c. */
 #ifndef SG_INTERNAL_LEXER_H
 #define SG_INTERNAL_LEXER_H
 

@@ -1,5 +1,5 @@
 /* template/template.h - the parsed template: a typed op list (internal).
- * Produced by template/parse.c, read by constraints/resolve.c and codegen. */
+ * Produced by template/parse.c, read by plan/resolve.c and codegen. */
 #ifndef SG_INTERNAL_TEMPLATE_H
 #define SG_INTERNAL_TEMPLATE_H
 

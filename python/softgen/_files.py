@@ -1,4 +1,4 @@
-"""Reading and writing code object files as the C tools do (lib/support/io.h).
+"""Reading and writing code object files as the C tools do (lib/base/io.h).
 
 Needs: os, stat, tempfile. Produces: read_object (a regular file of at most
 OBJECT_LIMIT bytes, opened without blocking, so a FIFO or a device is refused
@@ -11,7 +11,7 @@ import os
 import stat
 import tempfile
 
-OBJECT_LIMIT = 256 << 20  # SGB_LIMIT_OBJECT of lib/support/io.h
+OBJECT_LIMIT = 256 << 20  # SGB_LIMIT_OBJECT of lib/base/io.h
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"))

@@ -588,7 +588,7 @@ static int add_job(job **jobs, int *n, int *cap, const char *path, int64_t rows)
 }
 
 /* Reads "file<TAB>M[<TAB>anything]" lines; returns 0 or prints the error. The
- * manifest is read as every input is (support/io.h): a regular file of at most
+ * manifest is read as every input is (base/io.h): a regular file of at most
  * 1 MiB, opened without blocking (a FIFO is refused, not waited on). */
 static int read_manifest(const char *path, job **jobs, int *n, int *cap) {
   char *text, full[8192];

@@ -137,7 +137,7 @@ static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const hos
 }
 
 /* AUTO for a host-target code object is the host backend: the CPU runs it. The
- * file is read as every input is (support/io.h): a regular file of at most
+ * file is read as every input is (base/io.h): a regular file of at most
  * SGB_LIMIT_OBJECT, opened without blocking, so a FIFO or /dev/zero is refused. */
 static sg_status backend_for(sgrt_backend backend, const char *path, sgrt_backend *out,
                              sg_diag *d) {

@@ -7,7 +7,7 @@
  * library (softgen/compile.h: sg_compilation_*, with its on-disk cache); this
  * file parses arguments, prints and writes. Everything is built in memory first,
  * for every N asked for; files are written only when every requested stage of
- * every kernel succeeded: all to temporaries first, then renamed (support/io.h),
+ * every kernel succeeded: all to temporaries first, then renamed (base/io.h),
  * so a failure leaves no partial output and every old file as it was. A write
  * error on stdout is an error (exit 1). */
 #define _POSIX_C_SOURCE 200809L
@@ -457,7 +457,7 @@ static int output_path(const options *o, const kernel_out *k, int kind, char *ou
 
 /* Writes every output of every kernel, or none: each goes to a temporary file beside
  * its destination, and the temporaries are renamed into place only once all of them
- * are complete (support/io.h); a failure removes only the temporaries, and an out
+ * are complete (base/io.h); a failure removes only the temporaries, and an out
  * dir made here if it is still empty. */
 static sg_status write_outputs(const options *o, kernel_out *ks, int nk, sg_diag *d) {
   if (o->out_file && strcmp(o->out_file, "-") == 0) {

@@ -114,7 +114,7 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
       status = 0;
     goto done;
   }
-  /* all or nothing: every temporary written before the first rename (support/io.h) */
+  /* all or nothing: every temporary written before the first rename (base/io.h) */
   sgb_outset set = {0};
   sg_status st = SG_OK;
   for (int i = 0; i < nouts && !st; i++)
