@@ -1,5 +1,5 @@
-/* inner.c - the shape of a plan in the inner layout (constraints/constraints.h,
- * sgp_resolve_inner; called by resolve.c for SG_LAYOUT_INNER).
+/* inner.c - the shape of a plan in the inner layout (plan/plan.h,
+ * sgp_resolve_inner; called by plan/resolve.c for SG_LAYOUT_INNER).
  *
  * The kernel sees every tensor as [outer, N, inner] with a contiguous inner
  * dim: row m = o * inner + i. For coalescing, adjacent threads take adjacent
@@ -9,48 +9,34 @@
  * target's register budget is held in registers; a longer one is read in tiles
  * of that budget, one pass over memory per reduction (max and sum fused into
  * one online pass where the template allows) plus one for the writes
- * (plan->row_tiles, the tiled path of codegen/lower.c), on every target.
+ * (plan->row_tiles, the tiled rows of codegen), on every target.
  * Given constraints are honoured where they mean something here and rejected
  * with the reason where they ask for what the layout cannot do (a row split
- * over threads, vectors along N, staging). */
-#include <string.h>
-
-#include "plan/plan.h"
+ * over threads, vectors along N, staging); the block, when not given, is the
+ * policy's (plan/policy.c). */
+#include "plan/policy.h"
 #include "target/target.h"
-
-/* Threads a block has when no constraint says (at least one wave). */
-#define INNER_BLOCK_THREADS 256
-
-static const sgp_tile *tile_of(const sgp_tile *list, int n, const char *dim) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(list[i].dim, dim) == 0)
-      return &list[i];
-  return NULL;
-}
 
 #define REJECT_AT(loc, ...) \
   sg_diag_at(diag, SG_ERR_CONSTRAINT, (loc).file, (loc).line, (loc).col, __VA_ARGS__)
 
-sg_status sgp_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
-                            unsigned elem_bytes, sg_plan *pl, sg_diag *diag) {
+sg_status sgp_resolve_inner(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   const sgh_target *tg = pl->target;
+  const sg_template *t = in->t;
+  const sg_constraints *c = in->c;
+  int64_t n = in->p->n;
   const char *M = t->dims[t->tensors[0].shape.dims[0]], *N = t->dims[t->tensors[0].shape.dims[1]];
-  pl->wave = c->threads_per_wave;
-  if (!pl->wave) {
-    pl->wave = tg->wave_ok(pl->arch, 32) ? 32 : tg->wave_ok(pl->arch, 64) ? 64 : 1; /* host: 1 */
-    pl->chosen.wave = 1;
-  }
-  if (!tg->wave_ok(pl->arch, pl->wave))
-    return REJECT_AT(c->hw_loc, "HardwareConstraint: threads_per_wave=%u is not a wave size of "
-                     "%s %s (%s)", pl->wave, tg->name, pl->arch, tg->wave_sizes(pl->arch));
+  sg_status st = sgp_resolve_wave(c, pl, diag);
+  if (st)
+    return st;
   for (int i = 0; i < c->nvec; i++)
     if (c->vec[i].tile != 1)
       return REJECT_AT(c->vec[i].loc, "vector_shapes: %s must be 1 in the inner layout (a thread "
                        "owns one row; its elements along %s are nstride apart)", c->vec[i].dim, N);
-  const sgp_tile *wg_m = tile_of(c->workgroup, c->nworkgroup, M);
-  const sgp_tile *wg_n = tile_of(c->workgroup, c->nworkgroup, N);
-  const sgp_tile *wv_m = tile_of(c->wave, c->nwave, M);
-  const sgp_tile *wv_n = tile_of(c->wave, c->nwave, N);
+  const sgp_tile *wg_m = sgp_find_tile(c->workgroup, c->nworkgroup, M);
+  const sgp_tile *wg_n = sgp_find_tile(c->workgroup, c->nworkgroup, N);
+  const sgp_tile *wv_m = sgp_find_tile(c->wave, c->nwave, M);
+  const sgp_tile *wv_n = sgp_find_tile(c->wave, c->nwave, N);
   if (wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n)
     return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): the inner layout keeps a row in "
                      "one thread, so a workgroup holds whole rows (%s = %lld)", N,
@@ -66,20 +52,14 @@ sg_status sgp_resolve_inner(const sg_template *t, const sg_constraints *c, int64
   if (c->staging == 2)
     return REJECT_AT(c->pipeline_loc, "PipelineConstraint(staging=1): the inner layout does not "
                      "stage rows (a row is one thread's; long rows are read in tiles)");
-  sg_status st = sgp_check_rows_tile(wg_m, M, diag);
-  if (st)
+  if ((st = sgp_check_rows_tile(wg_m, M, diag)))
     return st;
 
   /* block = rows per block: one thread a row */
-  unsigned block = 0;
-  if (c->waves_per_block[0]) {
-    uint64_t w = (uint64_t)c->waves_per_block[0] * c->waves_per_block[1] * c->waves_per_block[2];
-    if (w * pl->wave > tg->max_block_threads)
-      return REJECT_AT(c->hw_loc, "HardwareConstraint: %llu waves of %u threads is %llu threads "
-                       "per block, more than the %u %s allows", (unsigned long long)w, pl->wave,
-                       (unsigned long long)w * pl->wave, tg->max_block_threads, tg->name);
-    block = (unsigned)w * pl->wave;
-  }
+  unsigned waves, block;
+  if ((st = sgp_given_waves(c, pl, &waves, diag)))
+    return st;
+  block = waves * pl->wave;
   if (wg_m) {
     int64_t rows = wg_m->tile;
     if (block && rows != block)
@@ -94,8 +74,7 @@ sg_status sgp_resolve_inner(const sg_template *t, const sg_constraints *c, int64
   }
   pl->chosen.rows = !wg_m;
   if (!block) {
-    block = INNER_BLOCK_THREADS < tg->max_block_threads ? INNER_BLOCK_THREADS : tg->max_block_threads;
-    block = block < pl->wave ? pl->wave : block / pl->wave * pl->wave;
+    block = sgp_policy_inner_block(pl);
     pl->chosen.waves = 1;
   }
   pl->block_threads = block;
@@ -109,7 +88,7 @@ sg_status sgp_resolve_inner(const sg_template *t, const sg_constraints *c, int64
   pl->chosen.cluster = 1;
   pl->tile_n = n;
   pl->vec = 1;
-  pl->vec_bytes = elem_bytes;
+  pl->vec_bytes = in->widest_elem;
   pl->chosen.vec = !c->nvec;
   pl->stage = 0;
   pl->chosen.stage = !c->staging;

@@ -1,6 +1,8 @@
-/* constraints/constraints.h - parsed constraints and the resolved plan
- * (internal). Produced by constraints/parse.c and constraints/resolve.c; the
- * plan is read by codegen and the targets. */
+/* plan/plan.h - parsed constraints and the resolved plan (internal).
+ * Produced by plan/constraints.c (the parser) and plan/resolve.c (the entry:
+ * sg_plan_resolve), which lays out a row with plan/rows.c or plan/inner.c;
+ * both take what is given from plan/given.c and what is not from
+ * plan/policy.c. The plan is read by codegen and the backends. */
 #ifndef SG_INTERNAL_CONSTRAINTS_H
 #define SG_INTERNAL_CONSTRAINTS_H
 
@@ -43,7 +45,7 @@ struct sg_constraints {
 };
 
 /* The resolved plan: every number the kernel is built from. Fields marked
- * "auto" in `chosen` were picked by choose_defaults, the rest were given. */
+ * in `chosen` were picked by the policy (plan/policy.c), the rest were given. */
 struct sg_plan {
   const struct sgh_target *target; /* the target's limits (target/target.h) */
   char arch[32];
@@ -91,16 +93,41 @@ struct sg_plan {
                                per row (threads_per_row = vec = 1), strided along N */
 };
 
-/* WorkgroupConstraint(M, rows, axis) (wg_m, may be NULL) names a number of
- * rows and grid axis 0; else SG_ERR_CONSTRAINT at the constraint. M: the
- * template's row dim (constraints/resolve.c). */
-sg_status sgp_check_rows_tile(const sgp_tile *wg_m, const char *M, sg_diag *diag);
+/* What resolving one plan reads: the template, the given constraints and the
+ * problem, and the facts of the template both layouts and the policy use
+ * (plan/resolve.c fills it). */
+typedef struct sgp_input {
+  const sg_template *t;
+  const sg_constraints *c;
+  const sg_problem *p;
+  int row_dim, col_dim;       /* template dim indices of M (rows) and N (the reduced dim) */
+  unsigned widest_elem;       /* the widest tensor's element: it limits the vector */
+  unsigned read_bytes;        /* input bytes an element of the row costs (one per read) */
+  unsigned narrowest_read, widest_read; /* the narrowest and widest read element */
+  unsigned moved_bytes;       /* bytes read and written per element of the row */
+  int causal;                 /* the template has a causal op */
+  int online_chains;          /* its (max, exp, sum) chains */
+  int ends_in_write;          /* its last op is a write */
+} sgp_input;
 
-/* The shape of an inner-layout plan (constraints/inner.c): wave, block, rows
- * per block (one thread a row), vector 1, chunks and row tiles, given
- * constraints honoured or rejected. pl->target and pl->arch are set; n is N,
- * elem_bytes the widest tensor element. */
-sg_status sgp_resolve_inner(const sg_template *t, const sg_constraints *c, int64_t n,
-                            unsigned elem_bytes, sg_plan *pl, sg_diag *diag);
+/* The given constraints (plan/given.c), shared by both layouts. */
+const sgp_tile *sgp_find_tile(const sgp_tile *list, int n, const char *dim);
+/* WorkgroupConstraint(M, rows, axis) (wg_m, may be NULL) names a number of
+ * rows and grid axis 0; else SG_ERR_CONSTRAINT at the constraint. */
+sg_status sgp_check_rows_tile(const sgp_tile *wg_m, const char *M, sg_diag *diag);
+/* pl->wave: HardwareConstraint(threads_per_wave) or the policy's, checked
+ * against the target. */
+sg_status sgp_resolve_wave(const sg_constraints *c, sg_plan *pl, sg_diag *diag);
+/* *waves: the waves of HardwareConstraint(waves_per_block) (0 when not given),
+ * checked against the target's block limit. */
+sg_status sgp_given_waves(const sg_constraints *c, const sg_plan *pl, unsigned *waves,
+                          sg_diag *diag);
+
+/* The shape of a plan in each layout: wave, vector, cluster, threads per row,
+ * block, chunks and row tiles; given constraints honoured or rejected, the
+ * rest from the policy. pl->target, arch, dtypes, n and layout are set.
+ * Rows layout: plan/rows.c; inner layout: plan/inner.c. */
+sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag);
+sg_status sgp_resolve_inner(const sgp_input *in, sg_plan *pl, sg_diag *diag);
 
 #endif

@@ -1,0 +1,260 @@
+/* policy.c - every automatic choice of a plan (plan/policy.h).
+ *
+ * Needs: the plan's target limits (target/target.h) and the facts of the
+ * template (sgp_input). Produces: numbers, never rejections; the layouts
+ * validate what is given and call these for the rest. Every threshold below
+ * sits next to the measurement it came from; the runs are in
+ * tools/bench/RESULTS.md (its "experiment N" notes). */
+#include "plan/policy.h"
+#include "target/target.h"
+
+static unsigned max_u(unsigned a, unsigned b) { return a > b ? a : b; }
+static unsigned pow2_floor(uint64_t x) {
+  unsigned p = 1;
+  while ((uint64_t)p * 2 <= x && p < (1u << 30))
+    p *= 2;
+  return p;
+}
+
+/* ---- wave and vector ---- */
+
+/* 32 where the target has it (NVIDIA; AMD's wave32 GPUs), else 64 (AMD's
+ * CDNA), else 1 (the host: a "wave" is one thread). */
+unsigned sgp_policy_wave(const sg_plan *pl) {
+  const sgh_target *tg = pl->target;
+  return tg->wave_ok(pl->arch, 32) ? 32 : tg->wave_ok(pl->arch, 64) ? 64 : 1;
+}
+
+/* The widest access (16 bytes on the GPUs: one ld.global.v4) that divides N. */
+unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
+  unsigned vec = vlimit / esize;
+  while (n % vec)
+    vec /= 2;
+  return vec;
+}
+
+/* ---- threads per row and block ---- */
+
+/* The threads per row a row of `vectors` vector accesses of `vec_bytes` gets
+ * when no constraint fixes it (measured on an H200, experiments 1 and 4;
+ * the causal rule on an H100, experiment 10):
+ *  - short rows (at most 512 bytes): one access per thread, so that a wave
+ *    holds several rows and every thread has its 16 bytes in flight; two
+ *    (SHORT_ROW_CAUSAL_ACCESSES) for templates with a causal mask and 8
+ *    elements an access (16-bit): their per-row remainder and limit, spread
+ *    over twice the elements, measured on an H100 0.86-0.88 -> 0.96-0.97 of copy
+ *    (attention, safe_attention) and 0.94 -> 0.97-0.99 (causal) at N = 64-256,
+ *    where the templates without one measured within 1.5 % (to_f32 3 % slower)
+ *    and f32 causal rows 0.98-1.00 either way;
+ *  - otherwise 4 accesses per thread (enough loads in flight, few registers),
+ *    a power of two; a row that would need a 1024-thread block takes 512
+ *    threads of 8 accesses instead when that stays within AUTO_ELEMS_PER_THREAD
+ *    (one 1024-thread block a multiprocessor overlaps its phases poorly). */
+#define AUTO_ELEMS_PER_THREAD 32
+#define SHORT_ROW_BYTES 512
+#define SHORT_ROW_CAUSAL_ACCESSES 2
+#define ROW_ACCESSES 4
+static unsigned registers_threads(uint64_t vectors, unsigned vec, unsigned vec_bytes,
+                                  unsigned max_threads, int causal) {
+  unsigned t;
+  if (vectors * vec_bytes <= SHORT_ROW_BYTES) {
+    unsigned per = causal && vec >= 8 ? SHORT_ROW_CAUSAL_ACCESSES : 1;
+    t = pow2_floor(vectors / per ? vectors / per : 1);
+  } else {
+    t = pow2_floor(vectors / ROW_ACCESSES ? vectors / ROW_ACCESSES : 1);
+    if (t >= 1024 && vectors / 512 * vec <= AUTO_ELEMS_PER_THREAD)
+      t = 512;
+  }
+  return t > max_threads ? max_threads : t;
+}
+
+/* Threads of a staged row: STAGE_ACCESSES vectors each, at most
+ * STAGE_MAX_THREADS while a thread's share stays within SGP_STAGE_MAX_CHUNKS (a
+ * 1024-thread block that asks for 2 a multiprocessor leaves 32 registers a
+ * thread: f16 in, f32 out spilled 512 bytes there; 512 threads with 16
+ * accesses each did not, ptxas -v on the bench kernels; experiment 10). */
+#define STAGE_ACCESSES 8
+#define STAGE_MAX_THREADS 512
+static unsigned staged_threads(uint64_t vectors, unsigned max_threads) {
+  unsigned t = pow2_floor(vectors / STAGE_ACCESSES ? vectors / STAGE_ACCESSES : 1);
+  if (max_threads > STAGE_MAX_THREADS &&
+      vectors <= (uint64_t)STAGE_MAX_THREADS * SGP_STAGE_MAX_CHUNKS)
+    max_threads = STAGE_MAX_THREADS;
+  return t > max_threads ? max_threads : t;
+}
+
+unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                                    unsigned cap) {
+  return pl->stage ? staged_threads(vectors, cap)
+                   : registers_threads(vectors, pl->vec, pl->vec_bytes, cap, in->causal);
+}
+
+/* At least 256 threads (8 waves of 32) so that short rows share a block,
+ * otherwise one row per block (experiments 1, 2 and 4). */
+#define MIN_BLOCK_THREADS 256
+unsigned sgp_policy_block_threads(unsigned threads_per_row, unsigned wave) {
+  unsigned b = threads_per_row > MIN_BLOCK_THREADS ? threads_per_row : MIN_BLOCK_THREADS;
+  return b < wave ? wave : b;
+}
+
+/* The inner layout: blocks of INNER_BLOCK_THREADS rows (one thread a row), a
+ * whole number of waves, at least one ("The inner layout" in RESULTS.md). */
+#define INNER_BLOCK_THREADS 256
+unsigned sgp_policy_inner_block(const sg_plan *pl) {
+  unsigned limit = pl->target->max_block_threads;
+  unsigned block = INNER_BLOCK_THREADS < limit ? INNER_BLOCK_THREADS : limit;
+  return block < pl->wave ? pl->wave : block / pl->wave * pl->wave;
+}
+
+/* ---- staging in shared memory and clusters ---- */
+
+/* Staging (PipelineConstraint(staging)): the row block is copied to shared
+ * memory with asynchronous copies and each pass re-reads it there, so that no
+ * row value lives in registers across a reduction and several row blocks stay
+ * resident per multiprocessor, their loads overlapping each other's
+ * reductions. Rows longer than AUTO_STAGE_ELEMS are staged (what 512 threads
+ * of AUTO_ELEMS_PER_THREAD registers hold: beyond it the registers plan needs
+ * 1024-thread blocks, one resident per multiprocessor, measured 0.85-0.87 of
+ * copy on an H100 against 0.97-0.99 staged, experiment 7) where the target
+ * can, each read's vector is one 4, 8 or 16-byte copy, and a workgroup's share
+ * fits its shared memory; a staged workgroup holds at most STAGE_BLOCK_BYTES of its rows
+ * (longer rows are split over a cluster). */
+#define AUTO_STAGE_ELEMS (512 * AUTO_ELEMS_PER_THREAD)
+#define STAGE_BLOCK_BYTES (64 * 1024)
+/* shared memory a staged block leaves for its reduction buffers */
+#define STAGE_RESERVE 8192
+/* A staged share fits a workgroup; in a non-portable cluster (over the
+ * target's max_cluster) only when the block is alone on its multiprocessor:
+ * synccheck flagged clusters of 16 with several blocks a multiprocessor and
+ * passed those of one (test/gpu/cluster16.sh, "Issue 10" in test/gpu/RESULTS.md). */
+static int stage_share_fits(const sgh_target *tg, const char *arch, uint64_t share,
+                            unsigned cluster) {
+  uint64_t limit = tg->stage_smem(arch);
+  return share + STAGE_RESERVE <= limit && (cluster <= tg->max_cluster || 2 * share > limit);
+}
+
+int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
+  const sgh_target *tg = pl->target;
+  int64_t n = in->p->n;
+  int can = sgh_can_stage(tg), narrow = pl->vec * in->narrowest_read < 4;
+  /* the most a workgroup would hold: the row over the largest portable
+   * cluster, else over the largest staged one */
+  uint64_t row = (uint64_t)n * in->read_bytes;
+  int clusters = sgh_has_clusters(tg, pl->arch);
+  int fits = can && stage_share_fits(tg, pl->arch, clusters ? row / tg->max_cluster : row, 1);
+  /* over non-portable clusters, measured on an H100 at f32 N = 262144 against
+   * the registers plan (1024 threads): the backward passes 0.54 -> 0.92 of
+   * their floor, causal 0.81 -> 1.37, attention 0.95 -> 1.25, but masked (an
+   * online chain, nothing skipped: an exp per element in both passes of a
+   * block alone on its multiprocessor) 0.91 -> 0.84, so not for those
+   * (experiment 12) */
+  if (can && !fits && clusters && tg->max_cluster_staged > tg->max_cluster &&
+      (!in->online_chains || in->causal))
+    fits = stage_share_fits(tg, pl->arch, row / tg->max_cluster_staged, tg->max_cluster_staged);
+  return can && !narrow && n > AUTO_STAGE_ELEMS && fits;
+}
+
+/* Workgroups per row: the fewest that keep a thread's share of the row within
+ * AUTO_ELEMS_PER_THREAD (rows longer than one block's registers), splitting
+ * until a block of 256 threads (or the most the largest cluster allows) holds
+ * its share, as measured fastest (experiments 2 and 4); smaller blocks keep
+ * several resident per multiprocessor. Staged: a workgroup's share of the rows within
+ * STAGE_BLOCK_BYTES, in portable clusters; beyond them (up to
+ * max_cluster_staged) only while the share does not fit at all
+ * (stage_share_fits). */
+#define CLUSTER_BLOCK_THREADS 256
+unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                            uint64_t rows, uint64_t threads) {
+  const sgh_target *tg = pl->target;
+  unsigned cluster = 1;
+  uint64_t fit = (threads < CLUSTER_BLOCK_THREADS ? threads : CLUSTER_BLOCK_THREADS) *
+                 AUTO_ELEMS_PER_THREAD;
+  if (pl->stage)
+    for (uint64_t share; (vectors / cluster) % 2 == 0; cluster *= 2) {
+      share = vectors / cluster * pl->vec * rows * in->read_bytes;
+      if (!(cluster < tg->max_cluster && share > STAGE_BLOCK_BYTES) &&
+          !(cluster < max_u(tg->max_cluster, tg->max_cluster_staged) &&
+            !stage_share_fits(tg, pl->arch, share, cluster)))
+        break;
+    }
+  else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
+    while (cluster < tg->max_cluster && vectors / cluster * pl->vec > fit &&
+           (vectors / cluster) % 2 == 0)
+      cluster *= 2;
+  return cluster;
+}
+
+/* ---- pipelining: rows in flight, online pairs, copies ahead ---- */
+
+/* Prefetch the next row block (a persistent grid) when AUTO_PREFETCH is on,
+ * the loaded copy fits beside the row's f32 values in PREFETCH_REGISTERS per
+ * thread and blocks stay at most 512 threads (1024-thread blocks are capped
+ * at 64 registers). Off: on an H200 the persistent, prefetching kernels
+ * measured 3 to 20% slower than one block per row block at every shape
+ * tried (experiment 3). */
+#define AUTO_PREFETCH 0
+#define PREFETCH_REGISTERS 64
+int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
+  unsigned regs = pl->elems_per_thread * in->read_bytes / 4 + pl->elems_per_thread;
+  return AUTO_PREFETCH && pl->block_threads <= 512 && regs <= PREFETCH_REGISTERS;
+}
+
+uint64_t sgp_staged_bytes(const sgp_input *in, const sg_plan *pl) {
+  return (uint64_t)pl->chunks * pl->threads_per_row * pl->vec * pl->rows_per_block *
+         in->read_bytes;
+}
+
+/* A staged block alone on its multiprocessor (its rows over half the shared memory). */
+static int staged_alone(const sgp_input *in, const sg_plan *pl) {
+  return 2 * sgp_staged_bytes(in, pl) > pl->target->stage_smem(pl->arch);
+}
+
+/* Online (max, sum) pairs (measured on an H100 and an H200, experiments 5,
+ * 7, 10 and 11): they save a pass, worth it where that pass is a cluster barrier,
+ * and for staged rows (a pass over shared memory) of 16-bit inputs or of
+ * blocks alone on a multiprocessor (f32 N = 262144: 0.88 -> 0.97 of copy);
+ * staged f32 rows of smaller blocks measured faster apart (the pairs'
+ * registers spill under the cap of 3 blocks a multiprocessor); without
+ * clusters or staging, apart (more registers and an exp per shuffle step). */
+int sgp_policy_online(const sgp_input *in, const sg_plan *pl) {
+  if (pl->stage)
+    return in->widest_read < 4 || staged_alone(in, pl);
+  if (pl->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */
+    return pl->row_tiles > 1;
+  /* not in 1024-thread blocks (64 registers a thread): f32 N = 262144 with a
+   * mask spilled 200 bytes as pairs, 40 apart; on an H100 attention measured
+   * 0.67 of copy as pairs, safe_attention 0.94 apart */
+  return pl->cluster > 1 && pl->block_threads < 1024;
+}
+
+/* Staged rows copied ahead (measured on an H100, A/B in one run, experiment
+ * 12): only where a block is alone on its multiprocessor (nothing else
+ * overlaps its loads with its passes), the row's max and sum are online pairs
+ * (an exp per element in both passes) and an element moves at most
+ * STAGE_AHEAD_BYTES of reads and writes, so that the exps are many for the
+ * bytes: masked 16-bit 1024 x 262144 0.89-0.92 -> 0.94. Elsewhere the
+ * persistent grid cost 3-10 % (f32 masked 4096 x 131072, alone and online
+ * with 12 bytes an element: 1.00 -> 0.95; scaled f32 1024 x 262144, 8 bytes:
+ * 1.13 -> 1.09; the backward passes, no exp in a pass: 1.00 -> 0.97; 3 blocks
+ * a multiprocessor: 0.95-1.00 -> 0.87-0.97). Never with a causal op: its rows
+ * copy only the chunks they keep, which a row copied ahead cannot; and only
+ * when the template ends in a write (the copies start as it frees slots). */
+#define STAGE_AHEAD_BYTES 6
+int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
+  return in->ends_in_write && !in->causal && pl->online && in->moved_bytes <= STAGE_AHEAD_BYTES &&
+         staged_alone(in, pl);
+}
+
+/* Blocks a multiprocessor: as many as its shared memory holds (a
+ * multiprocessor has about a block's limit + 1 KB; each block reserves 1 KB)
+ * and its threads allow, asked of the register allocator so that they stay
+ * resident (staged rows overlap one block's loads with another's passes;
+ * .minnctapersm 3 took the staged f16 rows from 93 to 40 registers, experiment 7). */
+unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
+  const sgh_target *tg = pl->target;
+  unsigned limit = tg->stage_smem(pl->arch);
+  unsigned per_sm = (limit + 1024) / (pl->stage_bytes + pl->smem_bytes + 1024);
+  unsigned by_threads = tg->max_threads_per_sm / pl->block_threads;
+  per_sm = per_sm < by_threads ? per_sm : by_threads;
+  return per_sm > 1 ? per_sm : 0;
+}

@@ -1,0 +1,65 @@
+/* plan/policy.h - every automatic choice of a plan, in one place (plan/policy.c).
+ *
+ * A plan's numbers are given by constraints or chosen here; the layouts
+ * (plan/rows.c, plan/inner.c) and plan/resolve.c validate what is given and
+ * ask the policy for the rest, in this order: wave, vector, staging, cluster,
+ * threads per row, block, then (once the shape is known) rows in flight,
+ * online pairs, staged rows copied ahead and blocks a multiprocessor. Each
+ * function's comment in policy.c cites the measurement behind its numbers
+ * (tools/bench/RESULTS.md holds the runs). */
+#ifndef SG_INTERNAL_PLAN_POLICY_H
+#define SG_INTERNAL_PLAN_POLICY_H
+
+#include "plan/plan.h"
+
+/* The most vector accesses a staged pass unrolls per thread: a limit of
+ * codegen that the policy chooses within and plan/rows.c enforces on given
+ * constraints. */
+#define SGP_STAGE_MAX_CHUNKS 64
+
+/* Threads per wave on pl's target and arch. */
+unsigned sgp_policy_wave(const sg_plan *pl);
+
+/* Elements per vector access: the widest vector of at most vlimit bytes of
+ * esize-byte elements that divides n. */
+unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n);
+
+/* Stage rows in shared memory? pl: target, arch and vec set. */
+int sgp_policy_stage(const sgp_input *in, const sg_plan *pl);
+
+/* Workgroups per row (a cluster) for a row of `vectors` vector accesses, with
+ * `rows` rows a workgroup (1 unless given) and at most `threads` threads a row
+ * (what the given constraints allow, a power of two); pl: target, arch, vec and
+ * stage set, the target has clusters. */
+unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                            uint64_t rows, uint64_t threads);
+
+/* Threads per row for a workgroup's `vectors` vector accesses, at most cap
+ * (a power of two); pl: wave, vec, vec_bytes and stage set. */
+unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                                    unsigned cap);
+
+/* Threads a block has for rows of threads_per_row threads (no rows given). */
+unsigned sgp_policy_block_threads(unsigned threads_per_row, unsigned wave);
+
+/* Rows in flight 2 (prefetch the next row block, a persistent grid) for a
+ * registers plan with its shape resolved? */
+int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl);
+
+/* (max, sum) chains as online pairs? The shape and staging are resolved. */
+int sgp_policy_online(const sgp_input *in, const sg_plan *pl);
+
+/* Staged rows copied ahead (rows in flight 2)? pl->online is resolved. */
+int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl);
+
+/* Blocks a multiprocessor asked of the register allocator for a staged plan
+ * whose shared memory is resolved (0: no request). */
+unsigned sgp_policy_blocks_per_sm(const sg_plan *pl);
+
+/* The inner layout's block (one thread a row), no constraint given. */
+unsigned sgp_policy_inner_block(const sg_plan *pl);
+
+/* Bytes of shared memory a staged workgroup's rows take. */
+uint64_t sgp_staged_bytes(const sgp_input *in, const sg_plan *pl);
+
+#endif

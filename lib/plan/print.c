@@ -1,0 +1,78 @@
+/* print.c - a plan as text (softgen --print-config, -v): every number of the
+ * plan, with "(auto)" where the policy chose it (plan/policy.c). Needs:
+ * plan/plan.h. Produces: text on f. */
+#include <stdio.h>
+
+#include "plan/plan.h"
+#include "target/target.h"
+
+void sg_plan_print(const sg_plan *pl, FILE *f) {
+  const char *a[2] = {"", "  (auto)"};
+  fprintf(f, "plan %s\n", pl->kernel_name);
+  fprintf(f, "  template          %s\n", pl->template_name);
+  fprintf(f, "  target            %s %s (%s)\n", pl->target->name, pl->arch, pl->target->triple);
+  fprintf(f, "  dtype             %s", sg_dtype_name(pl->dtype));
+  if (pl->out_dtype != pl->dtype)
+    fprintf(f, " in, %s out (U)", sg_dtype_name(pl->out_dtype));
+  fprintf(f, ", accumulate f32\n");
+  fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
+  if (pl->layout == SG_LAYOUT_INNER)
+    fprintf(f, "  layout            inner: tensors [outer, N, inner], row m = o x inner + i at "
+            "o x stride + n x nstride + i (inner, strides: run-time); a thread a row, adjacent "
+            "threads adjacent i\n");
+  fprintf(f, "  cluster           %u workgroups per row, %lld columns each%s\n", pl->cluster,
+          (long long)pl->tile_n, a[pl->chosen.cluster]);
+  fprintf(f, "  threads_per_wave  %u%s\n", pl->wave, a[pl->chosen.wave]);
+  fprintf(f, "  waves_per_block   %u%s\n", pl->waves_per_block, a[pl->chosen.waves]);
+  fprintf(f, "  block_threads     %u\n", pl->block_threads);
+  fprintf(f, "  rows_per_block    %u%s\n", pl->rows_per_block, a[pl->chosen.rows]);
+  fprintf(f, "  threads_per_row   %u\n", pl->threads_per_row);
+  fprintf(f, "  rows_per_wave     %u\n", pl->rows_per_wave);
+  fprintf(f, "  waves_per_row     %u\n", pl->waves_per_row);
+  fprintf(f, "  vector            %u elements = %u bytes%s\n", pl->vec, pl->vec_bytes,
+          a[pl->chosen.vec]);
+  fprintf(f, "  chunks_per_thread %u\n", pl->chunks);
+  if (pl->row_tiles > 1)
+    fprintf(f, "  row_tiles         %u (the row in tiles of %u chunks: one pass over memory per "
+            "reduction, one for the writes)\n", pl->row_tiles, pl->chunks);
+  fprintf(f, "  elems_per_thread  %u (f32 registers per row value)\n", pl->elems_per_thread);
+  fprintf(f, "  masked_tail       %s\n", pl->masked ? "yes (columns past N read as -inf)" : "no");
+  fprintf(f, "  rows_in_flight    %s%s\n",
+          !pl->prefetch ? "1"
+          : pl->stage   ? "2 (the next row block's copies start as this one's last op frees "
+                          "each chunk's slots; persistent grid)"
+                        : "2 (the next row block loads while this one computes; persistent grid)",
+          a[pl->chosen.prefetch]);
+  if (pl->stage)
+    fprintf(f, "  staging           shared memory: %u bytes, %u row%s x %u elements per read "
+            "(asynchronous copies; each pass re-reads them)%s; %u blocks a multiprocessor\n",
+            pl->stage_bytes, pl->rows_per_block, pl->rows_per_block == 1 ? "" : "s",
+            pl->stage_pitch, a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
+  else
+    fprintf(f, "  staging           registers (each thread holds its values across the "
+            "passes)%s\n", a[pl->chosen.stage]);
+  unsigned passes = pl->passes;
+  fprintf(f, "  reductions        %u%s in %u pass%s%s: thread (%u values)", pl->nreductions,
+          pl->online ? " (max and sum fused: online softmax pairs)" : "", passes,
+          passes == 1 ? "" : "es", a[pl->chosen.online && pl->online], pl->elems_per_thread);
+  fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
+          pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
+  if (pl->waves_per_row > 1)
+    fprintf(f, " -> block (%u partials in shared memory, 1 barrier a pass)", pl->waves_per_row);
+  if (pl->cluster > 1)
+    fprintf(f, " -> cluster (%u partials in distributed shared memory, 1 cluster barrier a pass)",
+            pl->cluster);
+  fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u partials x 2 "
+          "floats", pl->smem_bytes, pl->smem_slots, pl->smem_slots == 1 ? "" : "s",
+          pl->rows_per_block, pl->waves_per_row);
+  if (pl->cluster > 1)
+    fprintf(f, " + 2 x %u x %u rows x %u cluster partials x 2 floats", passes, pl->rows_per_block,
+            pl->cluster);
+  fprintf(f, ")\n");
+  if (pl->cluster > 1)
+    fprintf(f, "  grid              x = %u x ceil(M / %u) blocks in clusters of %u, grid-stride "
+            "loop over clusters\n", pl->cluster, pl->rows_per_block, pl->cluster);
+  else
+    fprintf(f, "  grid              x = ceil(M / %u) blocks (capped at 2^31-1), grid-stride loop\n",
+            pl->rows_per_block);
+}
