@@ -1,4 +1,5 @@
-/* kernels.c - one code object per distinct kernel of the module's softmax ops.
+/* kernels.c - one code object per distinct kernel of the module's softmax ops
+ * (stage 3 of lib/mlir: mlir_impl.h).
  *
  * Needs: report->ops classified by import.c; the driver (driver/driver.h,
  * softgen/compile.h), the only caller of the pipeline; the runtime's launch

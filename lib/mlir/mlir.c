@@ -1,7 +1,9 @@
 /* mlir.c - softgen's MLIR front end: the entry points of include/softgen/mlir.h.
  *
- * Needs: an MLIR module (or its text) and sg_mlir_options. Produces: the module
- * rewritten in place, an sg_mlir_report, and (for text) the printed module.
+ * Needs: an MLIR module (or its text) and sg_mlir_options; the stages and
+ * diag.c of mlir_impl.h, which it runs in order (nothing calls back into this
+ * file). Produces: the module rewritten in place, an sg_mlir_report, and (for
+ * text) the printed module.
  *
  * Design choices:
  * - The MLIR *C* API only (libMLIRCAPI*.a over libMLIR.so of LLVM 22), so the
