@@ -3,8 +3,9 @@
  * Built only when CMake finds MLIR (libsoftgen_mlir; needs the MLIR C API of
  * LLVM 22). For every `linalg.softmax` of a module, softgen picks its template
  * (softmax), N (the reduced dim), M (rows: the product of the other dims) and
- * dtype, generates one code object per distinct kernel through the normal
- * pipeline, and rewrites each memref-form op in place into
+ * dtype, generates one code object per distinct kernel through the driver
+ * (softgen/compile.h: the CLI's compilation, with its on-disk cache), and
+ * rewrites each memref-form op in place into
  *
  *   gpu.binary @K [#gpu.object<#nvvm.target<chip = "sm_90">, bin = "...">]
  *   gpu.launch_func @K::@K [clusters in (C, 1, 1)] blocks in (G, 1, 1)
@@ -14,7 +15,9 @@
  * static offset), rows and row strides as i64 (and, for a reduced dim that is
  * not the innermost, a kernel of the inner layout with inner and the strides
  * along the reduced dim as i64 too), and G, B, C come from the code
- * object's launch metadata (softgen/meta.h) as the runtime computes them. The
+ * object's launch metadata (softgen/meta.h) as the runtime computes them
+ * (sgrt_launch_geometry, softgen/runtime.h; no device is known here, so a
+ * persistent kernel is not capped at its resident blocks). The
  * module gets `gpu.container_module`. Softmax decomposed into linalg.generic
  * ops (max, sub, exp, sum, div on tensors) is first raised to linalg.softmax
  * (lib/mlir/raise.c). Ops softgen cannot take are left as they
@@ -39,6 +42,7 @@
 #include "mlir-c/IR.h"
 #include "softgen/api.h"
 #include "softgen/codegen.h"
+#include "softgen/compile.h"
 #include "softgen/constraints.h"
 #include "softgen/diag.h"
 #include "softgen/meta.h"
@@ -64,6 +68,12 @@ typedef struct sg_mlir_options {
   sg_mlir_format format;
   int analyze_only; /* 1: find and classify the ops only; no kernels, module untouched */
   int keep_decomposed; /* 1: leave softmax decomposed into linalg.generic ops alone */
+  /* The on-disk cache of softgen/compile.h, as sg_compile_options has it. It
+   * holds kernels of the built-in template with no constraints object: a
+   * parsed softmax or constraints object has no text to key it by, and its
+   * kernels are always built afresh. */
+  const char *cache_dir; /* NULL: the environment's */
+  int no_cache;          /* 1: neither read nor write the cache */
 } sg_mlir_options;
 
 /* One linalg.softmax of the module, in walk (pre-)order. */
@@ -92,6 +102,7 @@ typedef struct sg_mlir_kernel {
   int assembly;      /* 1: object is PTX text; 0: a .cubin / .hsaco */
   const char *ext;   /* ".cubin", ".hsaco" or ".ptx" */
   sg_buffer object;  /* the bytes embedded in the gpu.binary */
+  sg_compile_stats stats; /* the driver's: stage times, cache hits and stores */
 } sg_mlir_kernel;
 
 typedef struct sg_mlir_report {

@@ -167,6 +167,33 @@ SG_API sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensor
 /* Unloads the module. NULL is a no-op. */
 SG_API void sgrt_kernel_destroy(sgrt_kernel *k);
 
+/* ---- launch geometry ---- */
+
+/* The largest grid (x) the runtime launches: CUDA's and HIP's limit. */
+#define SGRT_MAX_GRID 2147483647u
+
+/* How a kernel is launched over M rows (1-D grid and blocks). */
+typedef struct sgrt_geometry {
+  uint64_t grid;    /* blocks, a multiple of cluster; 0 when M is 0 (nothing to launch) */
+  unsigned block;   /* threads per block (meta->block) */
+  unsigned cluster; /* blocks per cluster (meta->cluster; 1 without clusters) */
+  unsigned dsmem;   /* dynamic shared memory bytes per block (meta->dsmem) */
+} sgrt_geometry;
+
+/* The launch of kernel m over `rows` rows (M >= 0): the rule sgrt_kernel_launch
+ * follows and the MLIR front end (softgen/mlir.h) writes into its launches.
+ * grid = ceil(M / rows_per_block) x cluster blocks (one cluster per row block);
+ * for a persistent kernel (meta->persistent) at most `resident` blocks, the
+ * number of its blocks the device keeps resident at once, rounded down to whole
+ * clusters (0, or less than one cluster: no cap; the caller that cannot ask the
+ * device passes 0); and at most SGRT_MAX_GRID, rounded down likewise. Every
+ * grid of whole clusters computes every row (the kernel strides over row
+ * blocks: softgen/meta.h); the resident cap only spares a persistent kernel
+ * blocks that would wait for a multiprocessor. SG_ERR_INVALID_ARGUMENT for a
+ * null m or out, or M < 0. */
+SG_API sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident,
+                                      sgrt_geometry *out, sg_diag *diag);
+
 /* Device memory and synchronisation helpers, for tools and tests. */
 SG_API sg_status sgrt_mem_alloc(sgrt_runtime *rt, size_t bytes, void **dptr, sg_diag *diag);
 SG_API void sgrt_mem_free(sgrt_runtime *rt, void *dptr);

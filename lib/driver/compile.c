@@ -1,10 +1,11 @@
 /* compile.c - the in-process compile API (softgen/compile.h): the stages
  * template -> constraints -> plan -> LLVM module -> O3 -> .ll/.ptx/.cubin/.hsaco
- * chained in one place, with the on-disk cache of compile/cache.c in front.
- * Needs: lib/template, lib/constraints, lib/codegen, lib/target, support/io,
- * support/tool. Produces: sg_compilation and sg_compile (the CLI and the
- * Python binding both use them), sg_compile_jit (host kernels in process, for
- * the Python binding), sg_template_find, sg_cache_dir. */
+ * chained in one place, with the on-disk cache of driver/cache.c in front. The
+ * only caller of the pipeline.
+ * Needs: template, plan, codegen, backend, base/io. Produces: sg_compilation and
+ * sg_compile (the CLI and the Python binding use them), sgd_compilation_create_parsed
+ * (driver/driver.h: the MLIR front end), sg_compile_jit (host kernels in
+ * process, for the Python binding), sg_template_find, sg_cache_dir. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
 #endif
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "driver/cache.h"
+#include "driver/driver.h"
 #include "plan/plan.h"
 #include "base/io.h"
 #include "backend/tool.h"
@@ -44,8 +46,10 @@
 enum { CONSTRAINTS_LIMIT = 64 };
 
 struct sg_compilation {
-  sg_template *t;
-  sg_constraints *c;
+  const sg_template *t;    /* own_t, or the caller's (sgd_compilation_create_parsed) */
+  const sg_constraints *c; /* own_c, or the caller's */
+  sg_template *own_t;
+  sg_constraints *own_c;
   sg_plan *plan;
   unsigned outputs, optional;
   char ptxas[PATH_MAX], lld[PATH_MAX];
@@ -224,20 +228,22 @@ static sg_status parse_inputs(sg_compilation *c, const sg_compile_options *o, sg
   sg_status st = source_text(&tsrc, "a template", &text, &len, &owned, diag);
   if (!st) {
     sgd_key_field(&c->key, "template", text, len);
-    st = sg_template_parse(tsrc.name ? tsrc.name : "<template>", text, len, &c->t, diag);
+    st = sg_template_parse(tsrc.name ? tsrc.name : "<template>", text, len, &c->own_t, diag);
   }
   free(owned);
   if (!st)
-    st = sg_constraints_create(&c->c, diag);
+    st = sg_constraints_create(&c->own_c, diag);
   for (int i = 0; !st && i < o->nconstraints; i++) {
     st = source_text(&o->constraints[i], "a constraints file", &text, &len, &owned, diag);
     if (!st) {
       sgd_key_field(&c->key, "constraints", text, len);
-      st = sg_constraints_parse(c->c, o->constraints[i].name ? o->constraints[i].name : "<constraints>",
+      st = sg_constraints_parse(c->own_c, o->constraints[i].name ? o->constraints[i].name : "<constraints>",
                                 text, len, diag);
     }
     free(owned);
   }
+  c->t = c->own_t;
+  c->c = c->own_c;
   return st;
 }
 
@@ -251,16 +257,12 @@ static sg_status copy_path(char *dst, size_t cap, const char *src, const char **
   return SG_OK;
 }
 
-sg_status sg_compilation_create(const sg_compile_options *o, sg_compilation **out, sg_diag *diag) {
-  if (!o || !out)
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_compilation_create: null argument");
-  *out = NULL;
-  if (o->nconstraints < 0 || o->nconstraints > CONSTRAINTS_LIMIT || (o->nconstraints && !o->constraints))
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_compilation_create: %d constraint "
-                       "sources (0 to %d, with a non-NULL array)", o->nconstraints, CONSTRAINTS_LIMIT);
+/* A compilation of o's outputs, problem, tools and cache (no inputs yet). */
+static sg_status alloc_compilation(const sg_compile_options *o, const char *who,
+                                   sg_compilation **out, sg_diag *diag) {
   if (o->outputs >> SG_OUTPUT_COUNT)
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_compilation_create: unknown output "
-                       "kinds in mask 0x%x", o->outputs);
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "%s: unknown output kinds in mask 0x%x",
+                       who, o->outputs);
   sg_compilation *c = calloc(1, sizeof *c);
   if (!c)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
@@ -284,14 +286,17 @@ sg_status sg_compilation_create(const sg_compile_options *o, sg_compilation **ou
   sgd_key_field(&c->key, "softgen", SOFTGEN_VERSION, strlen(SOFTGEN_VERSION));
   sgd_key_field(&c->key, "llvm", SOFTGEN_LLVM_VERSION, strlen(SOFTGEN_LLVM_VERSION));
   key_binary(&c->key);
+  *out = c;
+  return SG_OK;
+}
 
-  double t0 = now_ms();
-  st = parse_inputs(c, o, diag);
-  double t1 = now_ms();
-  c->stats.ms_parse = t1 - t0;
+/* Resolves the plan of c's inputs (st: how getting them went); destroys c on failure. */
+static sg_status resolve(sg_compilation *c, sg_status st, const sg_problem *p,
+                         sg_compilation **out, sg_diag *diag) {
+  double t = now_ms();
   if (!st)
-    st = sg_plan_resolve(c->t, c->c, &o->problem, &c->plan, diag);
-  c->stats.ms_resolve = now_ms() - t1;
+    st = sg_plan_resolve(c->t, c->c, p, &c->plan, diag);
+  c->stats.ms_resolve = now_ms() - t;
   if (st) {
     sg_compilation_destroy(c);
     return st;
@@ -301,6 +306,47 @@ sg_status sg_compilation_create(const sg_compile_options *o, sg_compilation **ou
   return SG_OK;
 }
 
+sg_status sg_compilation_create(const sg_compile_options *o, sg_compilation **out, sg_diag *diag) {
+  if (!o || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_compilation_create: null argument");
+  *out = NULL;
+  if (o->nconstraints < 0 || o->nconstraints > CONSTRAINTS_LIMIT || (o->nconstraints && !o->constraints))
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_compilation_create: %d constraint "
+                       "sources (0 to %d, with a non-NULL array)", o->nconstraints, CONSTRAINTS_LIMIT);
+  sg_compilation *c;
+  sg_status st = alloc_compilation(o, "sg_compilation_create", &c, diag);
+  if (st)
+    return st;
+  double t = now_ms();
+  st = parse_inputs(c, o, diag);
+  c->stats.ms_parse = now_ms() - t;
+  return resolve(c, st, &o->problem, out, diag);
+}
+
+sg_status sgd_compilation_create_parsed(const sg_template *t, const sg_constraints *cons,
+                                        const sg_compile_options *o, sg_compilation **out,
+                                        sg_diag *diag) {
+  if (!t || !o || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "sgd_compilation_create_parsed: null argument");
+  *out = NULL;
+  sg_compilation *c;
+  sg_status st = alloc_compilation(o, "sgd_compilation_create_parsed", &c, diag);
+  if (st)
+    return st;
+  /* parsed objects carry no text to key them by: no cache */
+  c->cache_on = 0;
+  c->stats.cache_dir[0] = '\0';
+  c->stats.ms_parse = -1;
+  c->t = t;
+  c->c = cons;
+  if (!cons) {
+    st = sg_constraints_create(&c->own_c, diag);
+    c->c = c->own_c;
+  }
+  return resolve(c, st, &o->problem, out, diag);
+}
+
 const sg_plan *sg_compilation_plan(const sg_compilation *c) { return c ? c->plan : NULL; }
 const sg_compile_stats *sg_compilation_stats(const sg_compilation *c) { return c ? &c->stats : NULL; }
 
@@ -308,8 +354,8 @@ void sg_compilation_destroy(sg_compilation *c) {
   if (!c)
     return;
   sg_plan_destroy(c->plan);
-  sg_constraints_destroy(c->c);
-  sg_template_destroy(c->t);
+  sg_constraints_destroy(c->own_c);
+  sg_template_destroy(c->own_t);
   free(c);
 }
 

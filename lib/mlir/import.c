@@ -1,10 +1,11 @@
-/* import.c - finds the linalg.softmax ops of a module and classifies them.
+/* import.c - finds the linalg.softmax ops of a module and classifies them
+ * (stage 2 of lib/mlir: mlir_impl.h).
  *
- * Needs: a module (MLIR C API). Produces: report->ops (sg_mlir_op, with the
- * op's location, shape as outer x N x inner, dtype, and SG_OK or the reason
- * softgen cannot take it) and the parallel sgm_op records the rewrite uses
- * (operand values, row strides, offsets). Also the diagnostic capture and the
- * location formatting that the other files of lib/mlir share. */
+ * Needs: a module (MLIR C API); locations and printer text from diag.c.
+ * Produces: report->ops (sg_mlir_op, with the op's location, shape as outer x
+ * N x inner, dtype, and SG_OK or the reason softgen cannot take it) and the
+ * parallel sgm_op records the rewrite uses (operand values, row strides,
+ * offsets). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,110 +14,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir/mlir_impl.h"
-
-/* ---- diagnostics and locations ---- */
-
-void sgm_text_put(MlirStringRef s, void *user) {
-  sgmd_text *b = user;
-  if (b->len + 1 >= b->cap)
-    return;
-  size_t n = s.length < b->cap - 1 - b->len ? s.length : b->cap - 1 - b->len;
-  memcpy(b->buf + b->len, s.data, n);
-  b->len += n;
-  b->buf[b->len] = '\0';
-}
-
-/* The first location inside loc that is a file:line:col (or, with name, a
- * name), or 0. Bounded in depth (16) and in locations visited (*budget):
- * fused locations may share children, so a small module could otherwise make
- * the search exponential. */
-static int find_loc(MlirLocation loc, int name, MlirLocation *out, int depth, int *budget) {
-  if (depth > 16 || --*budget < 0 || mlirLocationIsNull(loc))
-    return 0;
-  if (name ? mlirLocationIsAName(loc) : mlirLocationIsAFileLineColRange(loc)) {
-    *out = loc;
-    return 1;
-  }
-  if (mlirLocationIsAName(loc))
-    return find_loc(mlirLocationNameGetChildLoc(loc), name, out, depth + 1, budget);
-  if (mlirLocationIsACallSite(loc))
-    return find_loc(mlirLocationCallSiteGetCallee(loc), name, out, depth + 1, budget) ||
-           find_loc(mlirLocationCallSiteGetCaller(loc), name, out, depth + 1, budget);
-  if (mlirLocationIsAFused(loc)) {
-    intptr_t n = mlirLocationFusedGetNumLocations(loc);
-    if (n <= 0 || n > 64)
-      return 0;
-    MlirLocation locs[64];
-    mlirLocationFusedGetLocations(loc, locs);
-    for (intptr_t i = 0; i < n; i++)
-      if (find_loc(locs[i], name, out, depth + 1, budget))
-        return 1;
-  }
-  return 0;
-}
-
-/* MLIR names a file parsed from memory "-"; file (when given) replaces that.
- * A location with no file:line:col inside is given by its first name, or by
- * MLIR's text when it nests nothing (printing a fused or call-site location
- * prints every location under it, exponentially many when they share). */
-void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t cap) {
-  MlirLocation fl;
-  if (cap == 0)
-    return;
-  buf[0] = '\0';
-  int budget = 1024;
-  if (find_loc(loc, 0, &fl, 0, &budget)) {
-    MlirStringRef name = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(fl));
-    int len = (int)(name.length < 400 ? name.length : 400);
-    if (file && (len == 0 || (len == 1 && name.data[0] == '-'))) /* parsed text: no name */
-      snprintf(buf, cap, "%s:%d:%d", file, mlirLocationFileLineColRangeGetStartLine(fl),
-               mlirLocationFileLineColRangeGetStartColumn(fl));
-    else
-      snprintf(buf, cap, "%.*s:%d:%d", len, name.data,
-               mlirLocationFileLineColRangeGetStartLine(fl),
-               mlirLocationFileLineColRangeGetStartColumn(fl));
-    return;
-  }
-  budget = 1024;
-  if (find_loc(loc, 1, &fl, 0, &budget)) {
-    MlirStringRef name = mlirIdentifierStr(mlirLocationNameGetName(fl));
-    snprintf(buf, cap, "%s: \"%.*s\"", file ? file : "<unknown>",
-             (int)(name.length < 400 ? name.length : 400), name.data);
-    return;
-  }
-  sgmd_text b = {buf, cap, 0};
-  if (!mlirLocationIsNull(loc) && !mlirLocationIsAFused(loc) && !mlirLocationIsACallSite(loc))
-    mlirLocationPrint(loc, sgm_text_put, &b);
-  if (b.len == 0)
-    snprintf(buf, cap, "%s", file ? file : "<unknown>");
-}
-
-static MlirLogicalResult capture_handler(MlirDiagnostic d, void *user) {
-  sgm_capture *c = user;
-  if (mlirDiagnosticGetSeverity(d) != MlirDiagnosticError)
-    return mlirLogicalResultSuccess(); /* warnings, notes, remarks: dropped */
-  if (c->errors++ == 0 && c->diag) {
-    char where[512], text[700];
-    sgmd_text b = {text, sizeof text, 0};
-    text[0] = '\0';
-    sgm_location_format(mlirDiagnosticGetLocation(d), c->file, where, sizeof where);
-    mlirDiagnosticPrint(d, sgm_text_put, &b);
-    sg_diag_set(c->diag, SG_ERR_PARSE, "%s: %s", where, text);
-  }
-  return mlirLogicalResultSuccess();
-}
-
-void sgm_capture_begin(sgm_capture *c, MlirContext ctx, sg_diag *diag, const char *file) {
-  c->ctx = ctx;
-  c->diag = diag;
-  c->file = file;
-  c->errors = 0;
-  c->id = mlirContextAttachDiagnosticHandler(ctx, capture_handler, c, NULL);
-}
-
-void sgm_capture_end(sgm_capture *c) { mlirContextDetachDiagnosticHandler(c->ctx, c->id); }
-
-/* ---- classification ---- */
 
 static int op_skip(sg_mlir_op *r, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -146,7 +43,7 @@ static int dtype_of(MlirType t, sg_dtype *out) {
 
 /* MLIR's text of a type, for messages. */
 static void type_text(MlirType t, char *buf, size_t cap) {
-  sgmd_text b = {buf, cap, 0};
+  sgm_text b = {buf, cap, 0};
   buf[0] = '\0';
   mlirTypePrint(t, sgm_text_put, &b);
 }

@@ -1,59 +1,90 @@
-/* kernels.c - one code object per distinct kernel of the module's softmax ops.
+/* kernels.c - one code object per distinct kernel of the module's softmax ops
+ * (stage 3 of lib/mlir: mlir_impl.h).
  *
- * Needs: report->ops classified by import.c. Produces: report->kernels (name,
- * metadata read back from the object, the object's bytes), each op's kernel
- * index and launch geometry (grid, block, cluster as lib/runtime computes
- * them for the op's static M). The pipeline is the CLI's: sg_plan_resolve ->
- * sg_codegen -> sg_module_optimize -> sg_module_emit. An op whose problem the
- * plan rejects, or whose row strides or offsets break the kernel's alignment
- * (vector_bytes), keeps that status and stays in the module. */
+ * Needs: report->ops classified by import.c; the driver (driver/driver.h,
+ * softgen/compile.h), the only caller of the pipeline; the runtime's launch
+ * geometry (sgrt_launch_geometry, softgen/runtime.h). Produces: report->kernels
+ * (name, metadata read back from the object, the object's bytes, the driver's
+ * stats), each op's kernel index and launch geometry. Each op is one
+ * compilation: sg_compilation_create on the built-in template's text (cached
+ * as the CLI's kernels are), or sgd_compilation_create_parsed when the caller
+ * gave a parsed template or constraints (uncached: nothing keys them). An op
+ * whose problem the plan rejects, or whose row strides or offsets break the
+ * kernel's alignment (vector_bytes), keeps that status and stays in the module. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/driver.h"
 #include "mlir/mlir_impl.h"
+#include "softgen/runtime.h"
 
-/* The runtime's bound on a 1-D grid (lib/runtime/runtime.c, MAX_GRID). */
-#define SGM_MAX_GRID 2147483647u
-
-/* Emits the code object of one plan: the object when the format allows and
- * the tools are there, else (nvptx, AUTO) PTX with a warning. */
-static sg_status emit_object(sgm_state *s, sg_module *m, const sg_plan *plan, sg_mlir_kernel *k,
-                             sg_diag *diag) {
+/* The op's compilation (parse and resolve) of outputs `outputs`. */
+static sg_status create(const sgm_state *s, const sg_template *parsed, const sg_mlir_op *r,
+                        unsigned outputs, sg_compilation **out, sg_diag *diag) {
   const sg_mlir_options *o = s->opts;
+  sg_compile_options co;
+  sg_compile_options_init(&co);
+  co.problem = (sg_problem){.n = r->n, .dtype = r->dtype, .target = o->target, .arch = o->arch,
+                            .layout = r->layout};
+  co.outputs = outputs;
+  /* AUTO: a missing or failing ptxas falls back to PTX (emit_object) */
+  co.optional_outputs = o->format == SG_MLIR_FORMAT_AUTO ? SG_OUTPUT_BIT(SG_OUTPUT_OBJECT) : 0;
+  co.tools = o->tools;
+  co.cache_dir = o->cache_dir;
+  co.no_cache = o->no_cache;
+  if (parsed)
+    return sgd_compilation_create_parsed(parsed, o->constraints, &co, out, diag);
+  co.template_src = (sg_source){"<built-in softmax.sgt>", sgm_softmax_sgt, strlen(sgm_softmax_sgt)};
+  return sg_compilation_create(&co, out, diag);
+}
+
+/* Emits c's one output into k->object (status of the emission). */
+static sg_status emit_one(sg_compilation *c, sg_output_kind kind, sg_mlir_kernel *k,
+                          sg_diag *diag) {
+  sg_buffer out[SG_OUTPUT_COUNT];
+  sg_status st = sg_compilation_emit(c, out, diag);
+  k->stats = *sg_compilation_stats(c);
+  if (!st)
+    k->object = out[kind];
+  return st;
+}
+
+/* Builds the code object of c's kernel into k: the object when the format
+ * allows and the tools are there, else (nvptx, AUTO) PTX with a warning; then
+ * reads its metadata back. c was created for SG_OUTPUT_ASM when the format is
+ * ASSEMBLY, else for SG_OUTPUT_OBJECT (optional under AUTO). */
+static sg_status build_kernel(sgm_state *s, const sg_template *parsed, const sg_mlir_op *r,
+                              sg_compilation *c, sg_mlir_kernel *k, sg_diag *diag) {
+  const sg_mlir_options *o = s->opts;
+  const sg_plan *plan = sg_compilation_plan(c);
   int nvptx = strcmp(sg_plan_asm_ext(plan), ".ptx") == 0;
+  snprintf(k->name, sizeof k->name, "%s", sg_plan_kernel_name(plan));
+  sg_status st = SG_OK;
   if (o->format == SG_MLIR_FORMAT_ASSEMBLY) {
     if (!nvptx)
       return sg_diag_set(diag, SG_ERR_UNSUPPORTED,
                          "assembly gpu.objects are for nvptx only (PTX); amdgpu embeds .hsaco");
+    st = emit_one(c, SG_OUTPUT_ASM, k, diag);
+    k->assembly = 1;
+    k->ext = ".ptx";
   } else {
-    sg_status st = sg_module_emit(m, SG_EMIT_OBJECT, &o->tools, &k->object, diag);
-    if (st == SG_OK) {
-      k->ext = sg_plan_object_ext(plan);
-      return SG_OK;
+    st = emit_one(c, SG_OUTPUT_OBJECT, k, diag);
+    k->ext = sg_plan_object_ext(plan);
+    if (!st && (k->stats.skipped & SG_OUTPUT_BIT(SG_OUTPUT_OBJECT))) { /* AUTO, no object */
+      if (!nvptx)
+        return sg_diag_set(diag, SG_ERR_TOOL, "%s", k->stats.warning);
+      snprintf(s->report->warning, sizeof s->report->warning,
+               "%.400s; the gpu.objects hold PTX (assembly) instead", k->stats.warning);
+      sg_compilation *a = NULL;
+      st = create(s, parsed, r, SG_OUTPUT_BIT(SG_OUTPUT_ASM), &a, diag);
+      if (!st)
+        st = emit_one(a, SG_OUTPUT_ASM, k, diag);
+      sg_compilation_destroy(a);
+      k->assembly = 1;
+      k->ext = ".ptx";
     }
-    if (st != SG_ERR_TOOL || o->format != SG_MLIR_FORMAT_AUTO || !nvptx)
-      return st;
-    snprintf(s->report->warning, sizeof s->report->warning, "%.400s; the gpu.objects hold PTX (assembly) instead",
-             diag ? diag->message : "ptxas failed");
-    sg_diag_clear(diag);
   }
-  k->assembly = 1;
-  k->ext = ".ptx";
-  return sg_module_emit(m, SG_EMIT_ASM, NULL, &k->object, diag);
-}
-
-/* Builds the kernel of plan into k (codegen, O3, emission, metadata). */
-static sg_status build_kernel(sgm_state *s, const sg_template *t, const sg_plan *plan,
-                              sg_mlir_kernel *k, sg_diag *diag) {
-  sg_module *m = NULL;
-  snprintf(k->name, sizeof k->name, "%s", sg_plan_kernel_name(plan));
-  sg_status st = sg_codegen(t, plan, &m, diag);
-  if (!st)
-    st = sg_module_optimize(m, diag);
-  if (!st)
-    st = emit_object(s, m, plan, k, diag);
-  sg_module_destroy(m);
   if (!st)
     st = sg_meta_find(k->object.data, k->object.size, &k->meta, diag);
   if (!st && (k->meta.ntensors != 2 || k->meta.tensors[0].is_output == k->meta.tensors[1].is_output))
@@ -71,7 +102,15 @@ static int find_kernel(const sg_mlir_report *r, const char *name) {
 }
 
 /* Checks the op's row strides and offsets against the kernel's vector_bytes
- * and fills its launch geometry. Returns 0 (status set) when it cannot run. */
+ * and fills its launch geometry. Returns 0 (status set) when it cannot run.
+ *
+ * The geometry is the runtime's (sgrt_launch_geometry) for the op's static M,
+ * with no resident-blocks cap (resident 0): the device is not known when the
+ * module is compiled (the arch does not tell how many multiprocessors it has,
+ * and the blocks a multiprocessor holds depend on the object's registers). A
+ * persistent kernel launched with one cluster per row block is still correct
+ * (any grid of whole clusters is: the kernel strides over row blocks), only
+ * without the overlap of one row block's loads with the previous one's work. */
 static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
   unsigned vb = m->vector_bytes ? m->vector_bytes : 1, es = sg_dtype_size(r->dtype);
   for (int i = 0; i < 2; i++) {
@@ -87,14 +126,16 @@ static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
       return 0;
     }
   }
-  uint64_t rpb = m->rows_per_block ? m->rows_per_block : 1;
-  unsigned cluster = m->cluster ? m->cluster : 1;
-  uint64_t grid = ((uint64_t)r->m + rpb - 1) / rpb * cluster;
-  if (grid > SGM_MAX_GRID) /* the kernel strides over row blocks */
-    grid = SGM_MAX_GRID - SGM_MAX_GRID % cluster;
-  r->grid = grid;
-  r->block = m->block;
-  r->cluster = cluster;
+  sgrt_geometry g;
+  sg_diag d;
+  if (sgrt_launch_geometry(m, r->m, 0, &g, &d)) { /* import.c took M >= 1 only */
+    r->status = SG_ERR_UNSUPPORTED;
+    snprintf(r->message, sizeof r->message, "%.500s", d.message);
+    return 0;
+  }
+  r->grid = g.grid;
+  r->block = g.block;
+  r->cluster = g.cluster;
   return 1;
 }
 
@@ -120,29 +161,24 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
   sg_mlir_report *rep = s->report;
   const sg_mlir_options *o = s->opts;
   sg_template *own = NULL;
-  sg_constraints *none = NULL;
-  const sg_template *t = o->softmax;
-  const sg_constraints *c = o->constraints;
+  /* parsed inputs go through sgd_compilation_create_parsed, the built-in
+   * template's text alone through sg_compilation_create */
+  const sg_template *parsed = o->softmax;
   sg_status st = SG_OK;
-  if (!t && (st = sg_template_parse("<built-in softmax.sgt>", sgm_softmax_sgt,
-                                    strlen(sgm_softmax_sgt), &own, diag)))
-    goto done;
-  if (!t)
-    t = own;
-  if (!c && (st = sg_constraints_create(&none, diag)))
-    goto done;
-  if (!c)
-    c = none;
+  if (!parsed && o->constraints &&
+      !(st = sg_template_parse("<built-in softmax.sgt>", sgm_softmax_sgt, strlen(sgm_softmax_sgt),
+                               &own, diag)))
+    parsed = own;
+  unsigned outputs = SG_OUTPUT_BIT(o->format == SG_MLIR_FORMAT_ASSEMBLY ? SG_OUTPUT_ASM
+                                                                         : SG_OUTPUT_OBJECT);
   for (int i = 0; i < rep->nops && !st; i++) {
     sg_mlir_op *r = &rep->ops[i];
     if (r->status != SG_OK)
       continue;
-    sg_problem p = {.n = r->n, .dtype = r->dtype, .target = o->target, .arch = o->arch,
-                    .layout = r->layout};
-    sg_plan *plan = NULL;
+    sg_compilation *c = NULL;
     sg_diag pd;
     sg_diag_clear(&pd);
-    sg_status ps = sg_plan_resolve(t, c, &p, &plan, &pd);
+    sg_status ps = create(s, parsed, r, outputs, &c, &pd);
     if (ps == SG_ERR_CONSTRAINT) { /* this op's problem only: it stays */
       r->status = ps;
       snprintf(r->message, sizeof r->message, "%.500s", pd.message);
@@ -154,7 +190,7 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
       st = ps;
       break;
     }
-    int k = find_kernel(rep, sg_plan_kernel_name(plan));
+    int k = find_kernel(rep, sg_plan_kernel_name(sg_compilation_plan(c)));
     if (k < 0) {
       sg_mlir_kernel *ks = realloc(rep->kernels, (size_t)(rep->nkernels + 1) * sizeof *ks);
       if (!ks) {
@@ -163,16 +199,14 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
         rep->kernels = ks;
         k = rep->nkernels++;
         memset(&ks[k], 0, sizeof ks[k]);
-        st = build_kernel(s, t, plan, &ks[k], diag);
+        st = build_kernel(s, parsed, r, c, &ks[k], diag);
       }
     }
-    sg_plan_destroy(plan);
+    sg_compilation_destroy(c);
     if (!st && place(r, &s->ops[i], &rep->kernels[k].meta))
       r->kernel = k;
   }
   drop_unused(rep);
-done:
-  sg_constraints_destroy(none);
   sg_template_destroy(own);
   return st;
 }

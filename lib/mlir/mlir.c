@@ -1,7 +1,9 @@
 /* mlir.c - softgen's MLIR front end: the entry points of include/softgen/mlir.h.
  *
- * Needs: an MLIR module (or its text) and sg_mlir_options. Produces: the module
- * rewritten in place, an sg_mlir_report, and (for text) the printed module.
+ * Needs: an MLIR module (or its text) and sg_mlir_options; the stages and
+ * diag.c of mlir_impl.h, which it runs in order (nothing calls back into this
+ * file). Produces: the module rewritten in place, an sg_mlir_report, and (for
+ * text) the printed module.
  *
  * Design choices:
  * - The MLIR *C* API only (libMLIRCAPI*.a over libMLIR.so of LLVM 22), so the
@@ -11,12 +13,15 @@
  *   dtype, N: sg_plan_kernel_name), so ops of the same row length and dtype
  *   share one code object; M is a run-time argument, passed as an i64
  *   constant (shapes are static).
+ * - Kernels come from the driver (softgen/compile.h), the pipeline's one
+ *   caller, with its cache and stats; the MLIR front end never runs a stage
+ *   of the pipeline itself.
  * - The launch follows the code object's own metadata (softgen/meta.h), read
  *   back with sg_meta_find exactly as the runtime does: arguments in "arg"
- *   order, grid = ceil(M / rows_per_block) * cluster (capped at 2^31-1 minus
- *   a remainder: the kernel strides), block, cluster. Persistent kernels get
- *   the full grid (correct, as every grid from `cluster` up is; MLIR cannot ask
- *   the device for its resident block count at this point).
+ *   order, and grid, block, cluster from the runtime's own rule
+ *   (sgrt_launch_geometry). Persistent kernels get the uncapped grid (correct,
+ *   as every grid of whole clusters is; MLIR cannot ask the device for its
+ *   resident block count at this point).
  * - Tensors are passed as !llvm.ptr built from
  *   memref.extract_aligned_pointer_as_index (+ the static offset), not as
  *   memrefs, so the result does not depend on gpu-to-llvm's

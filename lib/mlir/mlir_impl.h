@@ -1,10 +1,22 @@
 /* mlir/mlir_impl.h - what the files of lib/mlir share (internal, prefix sgm_).
  *
- *   raise.c    decomposed softmax (linalg.generic chains) -> linalg.softmax
- *   import.c   diagnostics capture, locations, finding and classifying linalg.softmax
- *   kernels.c  one code object per distinct kernel (the normal pipeline)
- *   rewrite.c  gpu.binary + gpu.launch_func in place of each compiled op
- *   mlir.c     the public entry points (include/softgen/mlir.h) and the design notes */
+ * The calls go one way, down this list; no file calls one above it, and no
+ * stage calls another stage:
+ *
+ *   mlir.c     the public entry points (include/softgen/mlir.h): bounds the
+ *              nesting, parses text, captures diagnostics, then runs the
+ *              stages in this order on one sgm_state:
+ *   raise.c      1. decomposed softmax (linalg.generic chains) -> linalg.softmax
+ *   import.c     2. find and classify every linalg.softmax (report->ops)
+ *   kernels.c    3. one code object per distinct kernel, through the driver
+ *                   (driver/driver.h, softgen/compile.h), and each op's launch
+ *                   geometry (sgrt_launch_geometry, softgen/runtime.h)
+ *   rewrite.c    4. gpu.binary + gpu.launch_func in place of each compiled op
+ *   diag.c     used by all of the above: MLIR diagnostics into sg_diag,
+ *              locations as file:line:col, printer text into buffers
+ *
+ * Each stage reads what the stages before it left in sgm_state (and its
+ * report) and returns; only mlir.c sequences them. */
 #ifndef SG_INTERNAL_MLIR_IMPL_H
 #define SG_INTERNAL_MLIR_IMPL_H
 
@@ -13,6 +25,35 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "softgen/mlir.h"
+
+/* ---- diag.c ---- */
+
+/* Text from MLIR's printers into a fixed buffer (truncated, NUL-terminated). */
+typedef struct sgm_text {
+  char *buf;
+  size_t cap, len;
+} sgm_text;
+void sgm_text_put(MlirStringRef s, void *text);
+
+/* Captures MLIR's diagnostics of a context into an sg_diag (first error
+ * wins; later errors are counted), silencing MLIR's default printing. */
+typedef struct sgm_capture {
+  MlirContext ctx;
+  MlirDiagnosticHandlerID id;
+  sg_diag *diag;
+  const char *file; /* name for locations without one */
+  int errors;
+} sgm_capture;
+
+void sgm_capture_begin(sgm_capture *c, MlirContext ctx, sg_diag *diag, const char *file);
+void sgm_capture_end(sgm_capture *c);
+
+/* Formats loc as "file:line:col" (unwrapping name, call-site and fused
+ * locations), else MLIR's own text of it. file (may be NULL) replaces the
+ * name of a buffer parsed from memory ("-" or empty). */
+void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t cap);
+
+/* ---- the state the stages share ---- */
 
 /* What the rewrite needs of one op beyond its sg_mlir_op (same index). */
 typedef struct sgm_op {
@@ -36,45 +77,25 @@ typedef struct sgm_state {
   int nraised;
 } sgm_state;
 
-/* Text from MLIR's printers into a fixed buffer (truncated, NUL-terminated). */
-typedef struct sgmd_text {
-  char *buf;
-  size_t cap, len;
-} sgmd_text;
-void sgm_text_put(MlirStringRef s, void *text);
+/* ---- the stages, in the order mlir.c runs them ---- */
 
-/* Captures MLIR's diagnostics of a context into an sg_diag (first error
- * wins; later errors are counted), silencing MLIR's default printing. */
-typedef struct sgm_capture {
-  MlirContext ctx;
-  MlirDiagnosticHandlerID id;
-  sg_diag *diag;
-  const char *file; /* name for locations without one */
-  int errors;
-} sgm_capture;
-
-void sgm_capture_begin(sgm_capture *c, MlirContext ctx, sg_diag *diag, const char *file);
-void sgm_capture_end(sgm_capture *c);
-
-/* Formats loc as "file:line:col" (unwrapping name, call-site and fused
- * locations), else MLIR's own text of it. file (may be NULL) replaces the
- * name of a buffer parsed from memory ("-" or empty). */
-void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t cap);
-
-/* Replaces each softmax decomposed into linalg.generic ops (tensor form) by
- * one linalg.softmax and records it in s->raised. */
+/* 1. raise.c: replaces each softmax decomposed into linalg.generic ops
+ * (tensor form) by one linalg.softmax and records it in s->raised. */
 sg_status sgm_raise(sgm_state *s, sg_diag *diag);
 
-/* Walks the module and fills report->ops / s->ops with every linalg.softmax,
- * classified: status SG_OK when softgen can compile it, else the reason. */
+/* 2. import.c: walks the module and fills report->ops / s->ops with every
+ * linalg.softmax, classified: status SG_OK when softgen can compile it, else
+ * the reason. */
 sg_status sgm_import(sgm_state *s, sg_diag *diag);
 
-/* Generates the kernels of every SG_OK op (report->kernels); an op whose
- * problem the plan rejects, or whose strides the kernel cannot take, gets
- * that status and stays. Hard errors (tools, LLVM) are returned. */
+/* 3. kernels.c: generates the kernels of every SG_OK op (report->kernels)
+ * and fills its launch geometry; an op whose problem the plan rejects, or
+ * whose strides the kernel cannot take, gets that status and stays. Hard
+ * errors (tools, LLVM) are returned. */
 sg_status sgm_kernels(sgm_state *s, sg_diag *diag);
 
-/* Rewrites the module: gpu.binary per kernel, launch per compiled op. */
+/* 4. rewrite.c: rewrites the module: gpu.binary per kernel, launch per
+ * compiled op. */
 sg_status sgm_rewrite(sgm_state *s, sg_diag *diag);
 
 /* The built-in softmax template (kernels-templates/softmax.sgt, embedded at

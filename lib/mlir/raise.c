@@ -1,5 +1,6 @@
 /* raise.c - recognises softmax decomposed into linalg.generic ops and raises
- * it back to one linalg.softmax, which import.c then takes like any other.
+ * it back to one linalg.softmax, which import.c then takes like any other
+ * (stage 1 of lib/mlir: mlir_impl.h).
  *
  * Needs: a module. Produces: the module with each chain replaced, and the new
  * ops' handles (s->raised). The chain, on tensors, as frontends and MLIR's own
@@ -115,7 +116,7 @@ static int generic_is(MlirOperation g, const char *maps, int rank, int d, int re
       return 0;
   for (int i = 0; i < rank; i++) {
     char text[64] = "";
-    sgmd_text b = {text, sizeof text, 0};
+    sgm_text b = {text, sizeof text, 0};
     mlirAttributePrint(mlirArrayAttrGetElement(it, i), sgm_text_put, &b);
     if (!strstr(text, reduce && i == d ? "reduction" : "parallel"))
       return 0;

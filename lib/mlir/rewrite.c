@@ -1,4 +1,5 @@
-/* rewrite.c - replaces each compiled linalg.softmax with a launch of its kernel.
+/* rewrite.c - replaces each compiled linalg.softmax with a launch of its kernel
+ * (stage 4 of lib/mlir: mlir_impl.h).
  *
  * Needs: report->kernels and the ops' kernel indices and geometry (kernels.c).
  * Produces, in the module: one `gpu.binary @K [#gpu.object<TARGET, bin|assembly

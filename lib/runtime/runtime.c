@@ -437,8 +437,6 @@ void sgrt_kernel_destroy(sgrt_kernel *k) {
 
 /* ---- launching ---- */
 
-#define MAX_GRID 2147483647u
-
 /* 1 when tensor i of m is an input whose rows repeat ("arg rows NAME"). */
 static int repeats(const sg_meta *m, int i) {
   for (int a = 0; a < m->nargs; a++)
@@ -661,22 +659,16 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
       values[i] = rows;
     params[i] = &values[i];
   }
-  uint64_t rpb = m->rows_per_block ? m->rows_per_block : 1;
-  uint64_t blocks = ((uint64_t)rows + rpb - 1) / rpb;
-  /* a cluster of `cluster` blocks shares each row block; a persistent kernel
-   * gets at most as many blocks as the device keeps resident (it strides) */
-  unsigned cluster = m->cluster ? m->cluster : 1;
-  uint64_t grid = blocks * cluster;
-  if (m->persistent && k->rt->ops->resident_blocks) {
-    unsigned resident =
-        k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem, cluster);
-    resident -= resident % cluster;
-    if (resident && grid > resident)
-      grid = resident;
-  }
-  if (grid > MAX_GRID)
-    grid = MAX_GRID - MAX_GRID % cluster;
-  rt_launch l = {k->function, (unsigned)grid, m->block, cluster, m->dsmem, stream, params};
+  /* the grid (geometry.c); a persistent kernel is capped at the blocks the
+   * device keeps resident, which only the driver knows */
+  uint64_t resident = 0;
+  if (m->persistent && k->rt->ops->resident_blocks)
+    resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem,
+                                           m->cluster ? m->cluster : 1);
+  sgrt_geometry g;
+  if ((st = sgrt_launch_geometry(m, rows, resident, &g, diag)))
+    return st;
+  rt_launch l = {k->function, (unsigned)g.grid, g.block, g.cluster, g.dsmem, stream, params};
   return k->rt->ops->launch(k->rt->drv, &l, diag);
 }
 

@@ -2,6 +2,7 @@
  * MLIR would call it: its own context and module, sg_mlir_compile_module in
  * place, the report read back. Prints "ok - ..." / "not ok - ..." lines, then
  * the rewritten module; test/MLIR/api.test checks both. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static int count(MlirModule m, const char *name) {
   return c.n;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   MlirDialectRegistry reg = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(reg);
   MlirContext ctx = mlirContextCreateWithRegistry(reg, false);
@@ -159,6 +160,41 @@ int main(void) {
     if (!mlirModuleIsNull(wide))
       mlirModuleDestroy(wide);
     free(text);
+  }
+
+  /* the driver's cache (argv[1]: a directory to use): the built-in template's
+   * kernel is stored, then found; a caller's parsed template is compiled
+   * afresh (nothing keys it), and is the one used */
+  if (argc > 1) {
+    setenv("SOFTGEN_CACHE", "1", 1); /* lit turns it off */
+    sg_mlir_options co = {.format = SG_MLIR_FORMAT_ASSEMBLY, .cache_dir = argv[1]};
+    unsigned stores = 0, hits = 0;
+    for (int i = 0; i < 2; i++) {
+      st = sg_mlir_compile_text("cache.mlir", src, strlen(src), &co, NULL, &r, &d);
+      if (st == SG_OK && r.nkernels == 1) {
+        stores += r.kernels[0].stats.cache_stores;
+        hits += r.kernels[0].stats.cache_hits;
+      }
+      sg_mlir_report_free(&r);
+    }
+    check(stores == 1 && hits == 1, "the cache: stored once, then found");
+    static const char mine[] = "kernel mysoftmax(x: in[M, N] T, y: out[M, N] T)\n"
+                               "  a = read(x)\n  m = max(a, dim=N)\n  b = broadcast(m, [M, N])\n"
+                               "  d = sub(a, b)\n  e = exp(d)\n  s = sum(e, dim=N)\n"
+                               "  sb = broadcast(s, [M, N])\n  r = div(e, sb)\n  write(r, y)\n";
+    sg_template *t = NULL;
+    st = sg_template_parse("mine.sgt", mine, sizeof mine - 1, &t, &d);
+    co.softmax = t;
+    if (!st)
+      st = sg_mlir_compile_text("cache.mlir", src, strlen(src), &co, NULL, &r, &d);
+    check(st == SG_OK && r.nkernels == 1 &&
+              strcmp(r.kernels[0].name, "softgen_mysoftmax_f32_n256") == 0 &&
+              r.kernels[0].stats.cache_dir[0] == '\0' && r.kernels[0].stats.ms_parse < 0,
+          "a parsed template: its kernel, uncached");
+    if (st)
+      printf("# %s\n", d.message);
+    sg_mlir_report_free(&r);
+    sg_template_destroy(t);
   }
 
   printf("%d passed, %d failed\n", passes, failures);

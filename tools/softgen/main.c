@@ -518,14 +518,17 @@ static sg_status load_constraints(const options *o, sg_constraints **c, sg_diag 
   return st;
 }
 
-/* softgen MODEL.mlir (tools/softgen/mlir_main.c). */
+/* softgen MODEL.mlir (tools/softgen/mlir_main.c). Without -C or --constraints
+ * no constraints object: the MLIR front end then compiles the built-in
+ * template's text, which the cache can key. */
 static int mlir_mode(const options *o) {
   sg_constraints *c = NULL;
   sg_diag d;
   int rc = 1;
-  if (load_constraints(o, &c, &d) == SG_OK) {
+  if (!(o->nconstraint_files + o->nconstraint_texts) || load_constraints(o, &c, &d) == SG_OK) {
     sg_cli_mlir_job j = {o->template_arg, o->out_dir, o->out_file, o->problem.target,
-                         o->problem.arch, c, &o->tools, 0, 0, 0, o->verbose};
+                         o->problem.arch, c, &o->tools, 0, 0, 0, o->verbose,
+                         o->cache_dir, o->no_cache};
     if (o->emit_given) {
       j.emit_asm = (o->emit & EMIT_ASM) != 0;
       j.emit_obj = (o->emit & EMIT_OBJ) != 0;

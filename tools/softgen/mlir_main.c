@@ -47,6 +47,13 @@ static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
   }
   if (r->nops == 0)
     fprintf(stderr, "softgen: warning: %s: no linalg.softmax in the module\n", j->input);
+  for (int k = 0; k < r->nkernels && j->verbose; k++) { /* the driver's cache, when on */
+    const sg_compile_stats *st = &r->kernels[k].stats;
+    if (st->cache_dir[0])
+      fprintf(stderr, "softgen: %s: cache (%u hit, %u stored, %u rejected as corrupt; %s)\n",
+              r->kernels[k].name, st->cache_hits, st->cache_stores, st->cache_rejected,
+              st->cache_dir);
+  }
 }
 
 int sg_cli_mlir(const sg_cli_mlir_job *j) {
@@ -68,7 +75,8 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   memset(&rep, 0, sizeof rep);
   file_out *outs = NULL;
   int nouts = 0, status = 1, made_dir = 0;
-  sg_mlir_options o = {.target = j->target, .arch = j->arch, .constraints = j->constraints};
+  sg_mlir_options o = {.target = j->target, .arch = j->arch, .constraints = j->constraints,
+                       .cache_dir = j->cache_dir, .no_cache = j->no_cache};
   if (j->tools)
     o.tools = *j->tools;
   o.format = j->emit_asm ? SG_MLIR_FORMAT_ASSEMBLY

@@ -18,6 +18,8 @@ typedef struct sg_cli_mlir_job {
   const sg_emit_options *tools;
   int emit_asm, emit_obj, emit_other; /* --emit kinds given (0, 0, 0: the default) */
   int verbose;
+  const char *cache_dir; /* --cache-dir (NULL: the environment's) */
+  int no_cache;          /* --no-cache */
 } sg_cli_mlir_job;
 
 /* 1 when path names an MLIR file (ends in .mlir). */
