@@ -570,17 +570,20 @@ def bench_shape(ctx, m, n, dt):
         except Skip as s:
             row["status"] = s.status
             add_note(row, s.note)
+            if t1 is not None and key is not None and (name, key) not in ctx.seen:
+                ctx.jit_used[(name, dt)] = ctx.jit_used.get((name, dt), 0.0) + \
+                    time.perf_counter() - t1  # waiting on quack's pool costs time too
             entries.append(e)
             continue
-        except torch.cuda.OutOfMemoryError:
-            raise
-        except Exception as ex:  # noqa: BLE001 - a system that breaks is a result
+        except Exception as ex:  # noqa: BLE001 - a system that breaks is a result (OOM too)
             row["status"] = classify(name, ex)
             add_note(row, short(ex))
             if t1 is not None and key is not None and (name, key) not in ctx.seen:
                 ctx.jit_used[(name, dt)] = ctx.jit_used.get((name, dt), 0.0) + \
                     time.perf_counter() - t1  # a failed compile costs time too
+            e.call = e.gop = e.ring = e.outs = None
             _settle(torch)
+            torch.cuda.empty_cache()
             entries.append(e)
             continue
         # the graph
@@ -602,6 +605,7 @@ def bench_shape(ctx, m, n, dt):
             row["graph_status"] = "fails"
             add_note(row, "graph: " + short(ex))
             _settle(torch)
+            torch.cuda.empty_cache()
 
     live = [e for e in entries if e.call is not None]
     iters = args.iters
