@@ -2,14 +2,8 @@
  *
  * The kernel's parameters and launch metadata: codegen/abi.c.
  * Target-independent: ids, shuffles, barriers and exp2 come from the target's
- * hook table. Layout of the work (all numbers from the plan):
- *   block = rows_per_block rows x threads_per_row threads; the grid strides
- *   over row blocks. A thread holds `chunks` vectors of `vec` elements of its
- *   row: chunk c covers columns (c * threads_per_row + lane) * vec + [0, vec).
- * Row values ([M, N]) are arrays of <vec x float>; per-row values ([M]) are
- * one float that every thread of the row holds. Loads are never predicated:
- * rows past M and columns past N read a clamped, in-bounds address and the
- * result is replaced by -inf; stores past M or N are skipped.
+ * hook table. The layout of the work, the addresses and the loads:
+ * codegen/address.c.
  * Staged plans (plan->stage) copy each read's vectors to shared memory first
  * (the target's asynchronous copy; a thread copies exactly the vectors it reads
  * later, so waiting on its own copies suffices; they land in up to STAGE_GROUPS
@@ -26,19 +20,15 @@
  * Tiled plans (plan->row_tiles > 1, targets with stream_long_rows, and the
  * inner layout) hold a tile of `chunks` vectors at a time: each reduction is a
  * loop over the tiles that re-reads the row (lower_tiled below); an online
- * (max, sum) chain is one such loop.
- * The inner layout (plan->layout): tensors are [outer, N, inner] with row
- * m = o * inner + i and element (m, n) at o * stride + n * nstride + i
- * (element_ptr); a thread owns a row (threads_per_row = vec = 1), so adjacent
- * threads read adjacent addresses. */
+ * (max, sum) chain is one such loop. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
 
-#include "codegen/codegen.h"
 #include "codegen/module.h"
+#include "codegen/rows.h"
 
 typedef struct lval {
   int is_row;          /* 1: chunks[] hold the row's vectors; 0: scalar */
@@ -50,16 +40,7 @@ typedef struct lval {
 } lval;
 
 typedef struct row_state {
-  LLVMValueRef row, row_valid;     /* i64 row index, i1 */
-  LLVMValueRef row_clamped;        /* i64, always < M */
-  LLVMValueRef *col, *col_valid;   /* per chunk: i64 column, i1 (NULL when always valid) */
-  unsigned nchunks;                /* chunks of the row (of the tile, for tiled rows) */
-  LLVMValueRef rows_arg;           /* M */
-  LLVMValueRef *tensor_ptr, *tensor_stride; /* per template tensor */
-  LLVMValueRef tensor_rows[SGT_MAX_TENSORS]; /* inputs whose rows repeat: R (i64), else NULL */
-  LLVMValueRef col_base;          /* clusters: this block's first column (i64), else NULL */
-  LLVMValueRef *tensor_nstride, inner_arg;  /* inner layout: strides along N, inner */
-  LLVMValueRef row_base[2][SGT_MAX_TENSORS]; /* inner layout: o * stride + i of row, row_clamped */
+  sgc_addr a;                     /* where the row block's elements are */
   LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
   LLVMValueRef stage;             /* staged plans: the shared-memory rows (i8 array) */
@@ -75,17 +56,6 @@ typedef struct row_state {
                                      i64; NULL: no prefetch) and whether there is one (i1) */
   int cur_seg;                    /* segment: reductions lowered so far */
 } row_state;
-
-static LLVMTypeRef elem_type(sgc_ctx *cx, int tensor) {
-  switch (sgt_tensor_dtype(cx->t, tensor, cx->plan->dtype, cx->plan->out_dtype)) {
-  case SG_DTYPE_F16:
-    return LLVMHalfTypeInContext(cx->ctx);
-  case SG_DTYPE_BF16:
-    return LLVMBFloatTypeInContext(cx->ctx);
-  default:
-    return cx->f32;
-  }
-}
 
 static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
   unsigned n = cx->plan->vec;
@@ -104,76 +74,15 @@ static LLVMValueRef splat(sgc_ctx *cx, LLVMValueRef scalar) {
   return LLVMBuildShuffleVector(cx->b, v, LLVMGetPoison(vt), LLVMConstVector(zeros, n), "");
 }
 
-/* Inner layout: the offset of row `row`'s element 0 in tensor ti, o * stride + i
- * with o = row / inner, i = row % inner. */
-static LLVMValueRef inner_row_base(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef row) {
-  LLVMValueRef o = LLVMBuildUDiv(cx->b, row, rs->inner_arg, "outer");
-  LLVMValueRef i = LLVMBuildSub(cx->b, row, LLVMBuildMul(cx->b, o, rs->inner_arg, ""), "inner.i");
-  return LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, o, rs->tensor_stride[ti], ""), i, "row.base");
-}
-
-/* Inner layout: computes the row bases of rs->row and rs->row_clamped once,
- * where they are defined (every later use is dominated by them). */
-static void inner_row_bases(sgc_ctx *cx, row_state *rs) {
-  for (int ti = 0; cx->plan->layout == SG_LAYOUT_INNER && ti < cx->t->ntensors; ti++) {
-    rs->row_base[0][ti] = inner_row_base(cx, rs, ti, rs->row);
-    rs->row_base[1][ti] = rs->row_clamped == rs->row ? rs->row_base[0][ti]
-                                                     : inner_row_base(cx, rs, ti, rs->row_clamped);
-  }
-}
-
-/* Address of element (row, col) of tensor ti (row mod R for a tensor whose
- * R rows repeat; the rows layout only). */
-static LLVMValueRef element_ptr(sgc_ctx *cx, row_state *rs, int ti, LLVMValueRef row,
-                                LLVMValueRef col) {
-  LLVMValueRef off;
-  if (cx->plan->layout == SG_LAYOUT_INNER) {
-    LLVMValueRef base = row == rs->row           ? rs->row_base[0][ti]
-                        : row == rs->row_clamped ? rs->row_base[1][ti]
-                                                 : inner_row_base(cx, rs, ti, row);
-    off = LLVMBuildAdd(cx->b, base, LLVMBuildMul(cx->b, col, rs->tensor_nstride[ti], ""), "");
-  } else {
-    if (rs->tensor_rows[ti])
-      row = LLVMBuildURem(cx->b, row, rs->tensor_rows[ti], "row.repeat");
-    off = LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, row, rs->tensor_stride[ti], ""), col, "");
-  }
-  return LLVMBuildGEP2(cx->b, elem_type(cx, ti), rs->tensor_ptr[ti], &off, 1, "");
-}
-
-/* Column of chunk c, in bounds: a chunk past N reads column 0 instead. */
-static LLVMValueRef clamped_col(sgc_ctx *cx, row_state *rs, unsigned c) {
-  if (!rs->col_valid[c])
-    return rs->col[c];
-  return LLVMBuildSelect(cx->b, rs->col_valid[c], rs->col[c], LLVMConstInt(cx->i64, 0, 0),
-                         "col.clamped");
-}
-
-/* Loads chunk c of read op `op` for row `row` (clamped: always in bounds) in
- * the tensor's own type. */
-static LLVMValueRef load_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef row,
-                               unsigned c) {
-  LLVMTypeRef et = elem_type(cx, op->tensor);
-  unsigned align = cx->plan->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
-  LLVMValueRef v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, cx->plan->vec),
-                                  element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), "x");
-  LLVMSetAlignment(v, align);
-  return v;
-}
-static void load_raw(sgc_ctx *cx, row_state *rs, const sgt_op *op, LLVMValueRef row,
-                     LLVMValueRef *raw) {
-  for (unsigned c = 0; c < rs->nchunks; c++)
-    raw[c] = load_chunk(cx, rs, op, row, c);
-}
-
 /* Shared-memory address of chunk c of this thread's row for read op `op`:
  * rows of plan->stage_pitch elements; chunk c at its column (a chunk past N
  * keeps its own slot, holding a copy of column 0). */
 static LLVMValueRef stage_ptr(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsigned c) {
-  LLVMTypeRef et = elem_type(cx, op->tensor);
+  LLVMTypeRef et = sgc_elem_type(cx, op->tensor);
   unsigned long long esize = LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
   LLVMValueRef row = LLVMBuildMul(cx->b, LLVMBuildZExt(cx->b, cx->row_in_block, cx->i64, ""),
                                   LLVMConstInt(cx->i64, cx->plan->stage_pitch, 0), "");
-  LLVMValueRef el = LLVMBuildAdd(cx->b, row, rs->col[c], "");
+  LLVMValueRef el = LLVMBuildAdd(cx->b, row, rs->a.col[c], "");
   LLVMValueRef off = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i64, rs->stage_base[op - cx->t->ops], 0),
                                   LLVMBuildMul(cx->b, el, LLVMConstInt(cx->i64, esize, 0), ""),
                                   "stage.off");
@@ -189,15 +98,10 @@ static LLVMValueRef stage_ptr(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsi
  * every later read of that group. */
 #define STAGE_GROUPS 8
 static unsigned stage_groups(const row_state *rs) {
-  return rs->nchunks < STAGE_GROUPS ? rs->nchunks : STAGE_GROUPS;
+  return rs->a.nchunks < STAGE_GROUPS ? rs->a.nchunks : STAGE_GROUPS;
 }
 static unsigned stage_group(const row_state *rs, unsigned c) {
-  return c * stage_groups(rs) / rs->nchunks;
-}
-
-/* Chunk c's columns past its first: threads_per_row * vec each (chunk_columns). */
-static LLVMValueRef chunk_offset32(sgc_ctx *cx, unsigned c) {
-  return LLVMConstInt(cx->i32, (unsigned long long)c * cx->plan->threads_per_row * cx->plan->vec, 0);
+  return c * stage_groups(rs) / rs->a.nchunks;
 }
 
 /* Staged plans with a causal op (rs->causal_op): 1 where chunk c keeps at
@@ -208,7 +112,7 @@ static LLVMValueRef chunk_offset32(sgc_ctx *cx, unsigned c) {
 static LLVMValueRef chunk_live(sgc_ctx *cx, const row_state *rs, unsigned c) {
   if (rs->causal_op < 0)
     return NULL;
-  return LLVMBuildICmp(cx->b, LLVMIntSGE, rs->causal_first, chunk_offset32(cx, c), "chunk.live");
+  return LLVMBuildICmp(cx->b, LLVMIntSGE, rs->causal_first, sgc_chunk_offset32(cx, c), "chunk.live");
 }
 
 /* Waits for chunk c's group, the first time one of its chunks is needed. */
@@ -235,20 +139,20 @@ static void stage_chunk(sgc_ctx *cx, row_state *rs, LLVMValueRef row, unsigned c
       if (only_causal && !join) /* the chunk's first such read opens the branch */
         join = sgc_open_if(cx, chunk_live(cx, rs, c), "stage.live");
       unsigned bytes = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
-                                                             elem_type(cx, op->tensor));
+                                                             sgc_elem_type(cx, op->tensor));
       cx->hooks->stage_copy(cx, stage_ptr(cx, rs, op, c),
-                         element_ptr(cx, rs, op->tensor, row, clamped_col(cx, rs, c)), bytes);
+                         sgc_element_ptr(cx, &rs->a, op->tensor, row, sgc_clamped_col(cx, &rs->a, c)), bytes);
     }
     if (join)
       sgc_close_if(cx, join);
   }
-  if (c + 1 == rs->nchunks || stage_group(rs, c + 1) != stage_group(rs, c))
+  if (c + 1 == rs->a.nchunks || stage_group(rs, c + 1) != stage_group(rs, c))
     cx->hooks->stage_commit(cx);
 }
 
 /* Copies this thread's vectors of the read ops for row `row`, chunk by chunk. */
 static void stage_rows(sgc_ctx *cx, row_state *rs, LLVMValueRef row) {
-  for (unsigned c = 0; c < rs->nchunks; c++)
+  for (unsigned c = 0; c < rs->a.nchunks; c++)
     stage_chunk(cx, rs, row, c);
   rs->stage_landed = 0;
 }
@@ -269,7 +173,7 @@ static void stage_next(sgc_ctx *cx, row_state *rs, unsigned c) {
  * and past M. Staged plans re-read it from shared memory. */
 static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, unsigned c) {
   const sg_plan *pl = cx->plan;
-  LLVMTypeRef et = elem_type(cx, op->tensor);
+  LLVMTypeRef et = sgc_elem_type(cx, op->tensor);
   LLVMValueRef ninf = splat(cx, LLVMConstReal(cx->f32, -INFINITY));
   LLVMValueRef v;
   if (pl->stage) {
@@ -283,10 +187,10 @@ static LLVMValueRef read_chunk(sgc_ctx *cx, row_state *rs, const sgt_op *op, uns
   if (et != cx->f32)
     v = cx->hooks->to_f32 ? cx->hooks->to_f32(cx, v)
                        : LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
-  if (rs->col_valid[c])
-    v = LLVMBuildSelect(cx->b, rs->col_valid[c], v, ninf, "x.masked");
+  if (rs->a.col_valid[c])
+    v = LLVMBuildSelect(cx->b, rs->a.col_valid[c], v, ninf, "x.masked");
   if (pl->rows_per_block > 1) /* rows past M read row M-1: mask them as well */
-    v = LLVMBuildSelect(cx->b, rs->row_valid, v, ninf, "");
+    v = LLVMBuildSelect(cx->b, rs->a.row_valid, v, ninf, "");
   return v;
 }
 
@@ -351,10 +255,10 @@ static LLVMValueRef causal_first32(sgc_ctx *cx, row_state *rs, LLVMValueRef L, L
   LLVMValueRef zero = LLVMConstInt(cx->i64, 0, 0);
   LLVMValueRef period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, L, zero, ""), L,
                                         LLVMConstInt(cx->i64, INT64_MAX, 0), "causal.rows");
-  LLVMValueRef q = LLVMBuildURem(b, rs->row, period, "causal.q");
-  LLVMValueRef col = rs->col[0];
-  if (rs->col_base)
-    col = LLVMBuildAdd(b, col, rs->col_base, "causal.col");
+  LLVMValueRef q = LLVMBuildURem(b, rs->a.row, period, "causal.q");
+  LLVMValueRef col = rs->a.col[0];
+  if (rs->a.col_base)
+    col = LLVMBuildAdd(b, col, rs->a.col_base, "causal.col");
   LLVMValueRef first = LLVMBuildSub(b, LLVMBuildAdd(b, q, off, ""), col, "causal.first");
   unsigned long long step = (unsigned long long)cx->plan->threads_per_row * cx->plan->vec;
   LLVMValueRef lo = LLVMConstInt(cx->i64, (unsigned long long)-1, 1),
@@ -374,7 +278,7 @@ static LLVMValueRef causal_chunk(const lowering *lw, const sgt_op *op, unsigned 
                            ? lw->rs->causal_first
                            : causal_first32(cx, lw->rs, lw->vals[op->operands[1]].scalar,
                                             lw->vals[op->operands[2]].scalar);
-  LLVMValueRef limit = LLVMBuildSub(b, first, chunk_offset32(cx, c), "causal.limit");
+  LLVMValueRef limit = LLVMBuildSub(b, first, sgc_chunk_offset32(cx, c), "causal.limit");
   LLVMValueRef lanes[SGC_MAX_VEC];
   for (unsigned j = 0; j < vec; j++)
     lanes[j] = LLVMConstInt(cx->i32, j, 0);
@@ -453,7 +357,7 @@ typedef struct masked_src {
 
 static LLVMValueRef masked_chunk(void *env, unsigned c) {
   const masked_src *m = env;
-  LLVMValueRef v = row_chunk(m->lw, m->op, c), ok = m->lw->rs->col_valid[c];
+  LLVMValueRef v = row_chunk(m->lw, m->op, c), ok = m->lw->rs->a.col_valid[c];
   return ok ? LLVMBuildSelect(m->lw->cx->b, ok, v, m->fill, "") : v;
 }
 
@@ -502,15 +406,15 @@ static void lower_write(const lowering *lw, const sgt_op *op) {
   row_state *rs = lw->rs;
   const sg_plan *pl = cx->plan;
   const lval *v = &lw->vals[op->operands[0]];
-  LLVMTypeRef et = elem_type(cx, op->tensor);
+  LLVMTypeRef et = sgc_elem_type(cx, op->tensor);
   unsigned align = pl->vec * (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), et);
   LLVMValueRef dead = v->is_row && rs->causal_op >= 0 ? dead_value(lw, op->operands[0]) : NULL;
   if (dead)
     dead = splat(cx, dead);
-  for (unsigned c = 0; c < rs->nchunks; c++) {
-    LLVMValueRef guard = rs->col_valid[c];
+  for (unsigned c = 0; c < rs->a.nchunks; c++) {
+    LLVMValueRef guard = rs->a.col_valid[c];
     if (pl->rows_per_block > 1)
-      guard = guard ? LLVMBuildAnd(cx->b, guard, rs->row_valid, "") : rs->row_valid;
+      guard = guard ? LLVMBuildAnd(cx->b, guard, rs->a.row_valid, "") : rs->a.row_valid;
     LLVMValueRef x = v->is_row ? NULL : splat(cx, v->scalar);
     if (v->is_row && dead) /* a wholly masked chunk stores the dead value (causal_skip) */
       x = causal_skip(lw, op->operands[0], c, dead);
@@ -526,7 +430,7 @@ static void lower_write(const lowering *lw, const sgt_op *op) {
       LLVMBuildCondBr(cx->b, guard, st, join);
       LLVMPositionBuilderAtEnd(cx->b, st);
     }
-    LLVMValueRef s = LLVMBuildStore(cx->b, x, element_ptr(cx, rs, op->tensor, rs->row, rs->col[c]));
+    LLVMValueRef s = LLVMBuildStore(cx->b, x, sgc_element_ptr(cx, &rs->a, op->tensor, rs->a.row, rs->a.col[c]));
     LLVMSetAlignment(s, align);
     if (guard) {
       LLVMBuildBr(cx->b, join);
@@ -616,28 +520,6 @@ static void lower_op(const lowering *lw, int i) {
       row_chunk(lw, i, c);
 }
 
-/* Columns of the first `nchunks` chunks of a tile that starts at column
- * `base` (i64; NULL: 0) and has `limit` columns, and their validity (only
- * where the tile's end can be crossed). */
-static void chunk_columns(sgc_ctx *cx, row_state *rs, LLVMValueRef base, unsigned nchunks,
-                          uint64_t limit) {
-  const sg_plan *pl = cx->plan;
-  LLVMValueRef lane = LLVMBuildZExt(cx->b, cx->lane_in_row, cx->i64, "");
-  rs->nchunks = nchunks;
-  for (unsigned c = 0; c < nchunks; c++) {
-    uint64_t first = (uint64_t)c * pl->threads_per_row;
-    LLVMValueRef v = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i64, first, 0), lane, "");
-    rs->col[c] = LLVMBuildMul(cx->b, v, LLVMConstInt(cx->i64, pl->vec, 0), "col");
-    if (base)
-      rs->col[c] = LLVMBuildAdd(cx->b, base, rs->col[c], "col");
-    uint64_t end = (first + pl->threads_per_row) * pl->vec;
-    rs->col_valid[c] = end > limit
-                           ? LLVMBuildICmp(cx->b, LLVMIntULT, rs->col[c],
-                                           LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "col.ok")
-                           : NULL;
-  }
-}
-
 /* Rows in tiles (plan->row_tiles > 1: longer than the register budget). A
  * tile is pl->chunks vectors per thread. Each reduction is one pass over the
  * row: a loop over the full tiles, then the partial tail tile, each loading
@@ -661,12 +543,12 @@ static void lower_tile(const lowering *lw, LLVMValueRef base, unsigned nchunks, 
   sgc_ctx *cx = lw->cx;
   row_state *rs = lw->rs;
   const sg_template *t = cx->t;
-  chunk_columns(cx, rs, base, nchunks, limit);
+  sgc_chunk_columns(cx, &rs->a, base, nchunks, limit);
   for (int i = 0; i < t->nops; i++) {
     for (unsigned c = 0; c < cx->plan->chunks; c++) /* values of another tile: not these */
       lw->vals[i].seg[c] = -1;
     if (t->ops[i].code == SGT_READ) /* loads no chunk uses are dead code */
-      load_raw(cx, rs, &t->ops[i], rs->row_clamped, rs->raw[i]);
+      sgc_load_row(cx, &rs->a, &t->ops[i], rs->a.row_clamped, rs->raw[i]);
   }
   if (tp->target < 0) {
     for (int i = 0; i < t->nops; i++)
@@ -748,7 +630,7 @@ static void lower_tiled(const lowering *lw) {
       tile_pass tp = {i, online ? SGC_REDUCE_ONLINE : op->code == SGT_MAX ? SGC_REDUCE_MAX
                                                                             : SGC_REDUCE_SUM, {0}};
       tile_pass_emit(lw, &tp);
-      lw->rs->nchunks = cx->plan->chunks;
+      lw->rs->a.nchunks = cx->plan->chunks;
       sgc_chunks x = {tile_acc_chunk, &tp, NULL};
       lw->vals[i].is_row = 0;
       if (online) {
@@ -765,55 +647,6 @@ static void lower_tiled(const lowering *lw) {
   }
   tile_pass tp = {-1, SGC_REDUCE_SUM, {0}};
   tile_pass_emit(lw, &tp);
-}
-
-/* Row `row_in` of row block rb (i64). With an input whose R rows repeat
- * (mask[R, N] under [H, R, N] scores) and more than HEAD_ORDER_BYTES of it,
- * row blocks are taken in an order that puts the H rows sharing a mask row
- * next to each other: block rb is row block (rb mod H) * (R / rows_per_block)
- * + rb / H, so a mask row is read from DRAM once and from L2 by the other
- * H - 1 (in plain order they are R rows apart, evicted once the mask and the
- * rows read between outgrow the L2). The plain order for smaller masks (they
- * stay in L2, and the division costs short rows). Measured on an H100 (50 MB
- * of L2), f16: 32 MB masks 0.72 of copy plain, 0.97 head by head; 8 MB 0.87
- * plain, 0.94 head by head; 2 MB 0.98 plain, 0.89 head by head (N = 1024).
- * Also the plain order where rows_per_block does not divide R. */
-#define HEAD_ORDER_BYTES (4u << 20)
-static LLVMValueRef block_row(sgc_ctx *cx, const row_state *rs, LLVMValueRef rb,
-                              LLVMValueRef row_in) {
-  LLVMBuilderRef b = cx->b;
-  LLVMValueRef k = LLVMConstInt(cx->i64, cx->plan->rows_per_block, 0);
-  int ti = 0; /* the first input whose rows repeat, if any */
-  while (ti < cx->t->ntensors && !rs->tensor_rows[ti])
-    ti++;
-  if (ti < cx->t->ntensors) {
-    LLVMValueRef rep = rs->tensor_rows[ti];
-    unsigned long long row_bytes = (unsigned long long)cx->plan->n *
-        LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), elem_type(cx, ti));
-    LLVMValueRef zero = LLVMConstInt(cx->i64, 0, 0);
-    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGT, rep,
-                                     LLVMConstInt(cx->i64, HEAD_ORDER_BYTES / row_bytes, 0), "");
-    LLVMValueRef shared = LLVMBuildICmp(b, LLVMIntULT, rep, rs->rows_arg, "");
-    LLVMValueRef even = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildURem(b, rep, k, ""), zero, "");
-    LLVMValueRef use = LLVMBuildAnd(b, LLVMBuildAnd(b, big, shared, ""), even, "order.by.head");
-    LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
-    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "order.head");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "order.join");
-    LLVMBuildCondBr(b, use, head, join);
-    LLVMPositionBuilderAtEnd(b, head);
-    LLVMValueRef heads = LLVMBuildUDiv(b, rs->rows_arg, rep, "heads");
-    LLVMValueRef per_head = LLVMBuildUDiv(b, rep, k, "blocks.per.head");
-    LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildURem(b, rb, heads, ""), per_head, ""),
-                                   LLVMBuildUDiv(b, rb, heads, ""), "row.block.by.head");
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, join);
-    LLVMValueRef phi = LLVMBuildPhi(b, cx->i64, "row.block.ordered");
-    LLVMValueRef vals[2] = {rb, at};
-    LLVMBasicBlockRef bbs[2] = {from, head};
-    LLVMAddIncoming(phi, vals, bbs, 2);
-    rb = phi;
-  }
-  return LLVMBuildAdd(b, LLVMBuildMul(b, rb, k, ""), row_in, "row");
 }
 
 /* The causal op whose wholly masked chunks staged plans skip: the template's
@@ -863,8 +696,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       if (t->ops[i].code == SGT_READ) {
         rs.stage_base[i] = base;
         base += pl->rows_per_block * pl->stage_pitch *
-                (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod),
-                                            elem_type(cx, t->ops[i].tensor));
+                sgc_elem_bytes(cx, t->ops[i].tensor);
       }
   }
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "entry");
@@ -872,41 +704,17 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "exit");
   LLVMPositionBuilderAtEnd(b, entry);
 
-  LLVMValueRef col[64], col_valid[64], ptrs[SGT_MAX_TENSORS], strides[SGT_MAX_TENSORS];
-  LLVMValueRef nstrides[SGT_MAX_TENSORS];
-  rs.col = col;
-  rs.col_valid = col_valid;
-  rs.tensor_ptr = ptrs;
-  rs.tensor_stride = strides;
-  rs.tensor_nstride = nstrides;
-  for (int i = 0; i < t->ntensors; i++) {
-    ptrs[i] = LLVMGetParam(cx->fn, (unsigned)i);
-    strides[i] = LLVMGetParam(cx->fn, (unsigned)(t->ntensors + 1 + i));
-    rs.tensor_rows[i] = cx->repeat_rows[i];
-    if (pl->layout == SG_LAYOUT_INNER)
-      nstrides[i] = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 2 + i));
-  }
-  if (pl->layout == SG_LAYOUT_INNER)
-    rs.inner_arg = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1));
-  rs.rows_arg = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
-  if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */
-    cx->cluster_rank = cx->hooks->cluster_rank(cx);
-    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, cx->cluster_rank, cx->i64, ""),
-                                    LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "tile.start");
-    for (int i = 0; i < t->ntensors; i++)
-      ptrs[i] = LLVMBuildGEP2(b, elem_type(cx, i), ptrs[i], &off, 1, "");
-    rs.col_base = off;
-  }
+  sgc_addr_init(cx, &rs.a);
 
   cx->tid = cx->hooks->thread_id(cx);
   unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
   cx->row_in_block = LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
   cx->lane_in_row = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
   if (pl->row_tiles <= 1) /* tiled rows: per tile (lower_tile) */
-    chunk_columns(cx, &rs, NULL, pl->chunks, (uint64_t)pl->tile_n);
+    sgc_chunk_columns(cx, &rs.a, NULL, pl->chunks, (uint64_t)pl->tile_n);
   LLVMValueRef R = LLVMConstInt(cx->i64, pl->rows_per_block, 0);
   LLVMValueRef nblocks = LLVMBuildUDiv(
-      b, LLVMBuildAdd(b, rs.rows_arg, LLVMConstInt(cx->i64, pl->rows_per_block - 1, 0), ""), R,
+      b, LLVMBuildAdd(b, rs.a.rows, LLVMConstInt(cx->i64, pl->rows_per_block - 1, 0), ""), R,
       "row.blocks");
   /* the grid strides over row blocks; a cluster's blocks share each row block */
   LLVMValueRef first = LLVMBuildZExt(
@@ -915,7 +723,7 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       b, pl->cluster > 1 ? cx->hooks->cluster_count(cx) : cx->hooks->grid_blocks(cx), cx->i64, "");
   if (pl->cluster > 1) /* waited on before the first remote store (codegen/reduce.c) */
     cx->hooks->cluster_arrive(cx, 1);
-  LLVMValueRef m1 = LLVMBuildSub(b, rs.rows_arg, LLVMConstInt(cx->i64, 1, 0), "");
+  LLVMValueRef m1 = LLVMBuildSub(b, rs.a.rows, LLVMConstInt(cx->i64, 1, 0), "");
   LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "prefetch.first");
   LLVMBasicBlockRef idle = exit;
   if (pl->cluster > 1) { /* no row block for this cluster: still wait on the arrive */
@@ -950,12 +758,12 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
   if (pl->prefetch) {
     LLVMPositionBuilderAtEnd(b, pre);
     row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
-    LLVMValueRef row = block_row(cx, &rs, first, row_in);
-    LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
+    LLVMValueRef row = sgc_block_row(cx, &rs.a, first, row_in);
+    LLVMValueRef rc = sgc_clamp_row(cx, &rs.a, row, m1);
     if (pl->stage)
       stage_rows(cx, &rs, rc);
     for (unsigned r = 0; loaded_ahead && r < nreads; r++)
-      load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_first + r * pl->chunks);
+      sgc_load_row(cx, &rs.a, &t->ops[read_ops[r]], rc, raw_first + r * pl->chunks);
     pre = LLVMGetInsertBlock(b); /* block_row may have branched */
     LLVMBuildBr(b, body);
   } else {
@@ -971,18 +779,15 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       raw_cur[r * pl->chunks + c] = LLVMBuildPhi(b, LLVMTypeOf(raw_first[r * pl->chunks + c]), "x.cur");
   cx->parity = LLVMBuildAnd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "parity");
   row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
-  rs.row = block_row(cx, &rs, rb, row_in);
-  rs.row_valid = LLVMBuildICmp(b, LLVMIntSLT, rs.row, rs.rows_arg, "row.ok");
-  rs.row_clamped = pl->rows_per_block > 1 ? LLVMBuildSelect(b, rs.row_valid, rs.row, m1, "") : rs.row;
-  inner_row_bases(cx, &rs);
+  sgc_addr_set_row(cx, &rs.a, sgc_block_row(cx, &rs.a, rb, row_in), m1);
   LLVMValueRef next = LLVMBuildAdd(b, rb, step, "next.block");
   LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, "more");
   if (pl->prefetch) { /* the next row block (this one again on the last trip) */
     LLVMValueRef nb = LLVMBuildSelect(b, more, next, rb, "");
-    LLVMValueRef row = block_row(cx, &rs, nb, row_in);
-    LLVMValueRef rc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, row, rs.rows_arg, ""), row, m1, "");
+    LLVMValueRef row = sgc_block_row(cx, &rs.a, nb, row_in);
+    LLVMValueRef rc = sgc_clamp_row(cx, &rs.a, row, m1);
     for (unsigned r = 0; loaded_ahead && r < nreads; r++)
-      load_raw(cx, &rs, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
+      sgc_load_row(cx, &rs.a, &t->ops[read_ops[r]], rc, raw_next + r * pl->chunks);
     if (pl->stage) { /* this row's copies were issued before the loop or by the last trip */
       rs.next_row = rc;
       rs.more = more;
@@ -994,10 +799,10 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
       rs.causal_first = causal_first32(cx, &rs, cx->scalar_args[t->ops[co->operands[1]].tensor],
                                        cx->scalar_args[t->ops[co->operands[2]].tensor]);
     }
-    stage_rows(cx, &rs, rs.row_clamped);
+    stage_rows(cx, &rs, rs.a.row_clamped);
   } else if (pl->row_tiles <= 1) { /* tiled rows load in each pass */
     for (unsigned r = 0; r < nreads; r++)
-      load_raw(cx, &rs, &t->ops[read_ops[r]], rs.row_clamped, raw_cur + r * pl->chunks);
+      sgc_load_row(cx, &rs.a, &t->ops[read_ops[r]], rs.a.row_clamped, raw_cur + r * pl->chunks);
   }
   for (unsigned r = 0; r < nreads && !pl->stage; r++)
     rs.raw[read_ops[r]] = raw_cur + r * pl->chunks;
