@@ -52,8 +52,9 @@ void sgc_addr_init(sgc_ctx *cx, sgc_addr *a) {
   if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */
     LLVMBuilderRef b = cx->b;
     cx->cluster_rank = cx->hooks->cluster_rank(cx);
-    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, cx->cluster_rank, cx->i64, ""),
-                                    LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "tile.start");
+    LLVMValueRef tile = LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0);
+    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, cx->cluster_rank, cx->i64, ""), tile,
+                                    "tile.start");
     for (int i = 0; i < t->ntensors; i++)
       a->ptr[i] = LLVMBuildGEP2(b, sgc_elem_type(cx, i), a->ptr[i], &off, 1, "");
     a->col_base = off;
@@ -72,7 +73,8 @@ void sgc_addr_set_row(sgc_ctx *cx, sgc_addr *a, LLVMValueRef row, LLVMValueRef l
   LLVMBuilderRef b = cx->b;
   a->row = row;
   a->row_valid = LLVMBuildICmp(b, LLVMIntSLT, row, a->rows, "row.ok");
-  a->row_clamped = cx->plan->rows_per_block > 1 ? LLVMBuildSelect(b, a->row_valid, row, last, "") : row;
+  a->row_clamped =
+      cx->plan->rows_per_block > 1 ? LLVMBuildSelect(b, a->row_valid, row, last, "") : row;
   /* inner layout: the row bases of row and row_clamped, computed once where
    * they are defined (every later use is dominated by them) */
   for (int ti = 0; cx->plan->layout == SG_LAYOUT_INNER && ti < cx->t->ntensors; ti++) {
@@ -108,9 +110,8 @@ void sgc_load_row(sgc_ctx *cx, sgc_addr *a, const sgt_op *op, LLVMValueRef row, 
   LLVMTypeRef et = sgc_elem_type(cx, op->tensor);
   for (unsigned c = 0; c < a->nchunks; c++) {
     unsigned align = cx->plan->vec * sgc_elem_bytes(cx, op->tensor);
-    LLVMValueRef v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, cx->plan->vec),
-                                    sgc_element_ptr(cx, a, op->tensor, row, sgc_clamped_col(cx, a, c)),
-                                    "x");
+    LLVMValueRef at = sgc_element_ptr(cx, a, op->tensor, row, sgc_clamped_col(cx, a, c));
+    LLVMValueRef v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, cx->plan->vec), at, "x");
     LLVMSetAlignment(v, align);
     raw[c] = v;
   }
@@ -128,15 +129,14 @@ void sgc_chunk_columns(sgc_ctx *cx, sgc_addr *a, LLVMValueRef base, unsigned nch
     if (base)
       a->col[c] = LLVMBuildAdd(cx->b, base, a->col[c], "col");
     uint64_t end = (first + pl->threads_per_row) * pl->vec;
-    a->col_valid[c] = end > limit
-                          ? LLVMBuildICmp(cx->b, LLVMIntULT, a->col[c],
-                                          LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0), "col.ok")
-                          : NULL;
+    LLVMValueRef n = LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0);
+    a->col_valid[c] = end > limit ? LLVMBuildICmp(cx->b, LLVMIntULT, a->col[c], n, "col.ok") : NULL;
   }
 }
 
 LLVMValueRef sgc_chunk_offset32(sgc_ctx *cx, unsigned c) {
-  return LLVMConstInt(cx->i32, (unsigned long long)c * cx->plan->threads_per_row * cx->plan->vec, 0);
+  unsigned long long step = (unsigned long long)cx->plan->threads_per_row * cx->plan->vec;
+  return LLVMConstInt(cx->i32, c * step, 0);
 }
 
 /* Row blocks in head order. With an input whose R rows repeat (mask[R, N]
@@ -173,8 +173,9 @@ LLVMValueRef sgc_block_row(sgc_ctx *cx, const sgc_addr *a, LLVMValueRef rb, LLVM
     LLVMPositionBuilderAtEnd(b, head);
     LLVMValueRef heads = LLVMBuildUDiv(b, a->rows, rep, "heads");
     LLVMValueRef per_head = LLVMBuildUDiv(b, rep, k, "blocks.per.head");
-    LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildURem(b, rb, heads, ""), per_head, ""),
-                                   LLVMBuildUDiv(b, rb, heads, ""), "row.block.by.head");
+    LLVMValueRef at =
+        LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildURem(b, rb, heads, ""), per_head, ""),
+                     LLVMBuildUDiv(b, rb, heads, ""), "row.block.by.head");
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, join);
     LLVMValueRef phi = LLVMBuildPhi(b, cx->i64, "row.block.ordered");

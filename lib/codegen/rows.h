@@ -1,11 +1,12 @@
 /* codegen/rows.h - lowering row blocks (internal to codegen): where their
  * elements are (codegen/address.c), the op walk (codegen/walk.c) and the row
- * strategies it asks for its chunks (sgc_rows), which codegen/lower.c
- * defines and drives.
+ * strategies it asks for its chunks (sgc_rows: codegen/rows_registers.c,
+ * rows_staged.c, rows_tiled.c), which codegen/kernel.c drives.
  * Needs: codegen/codegen.h (sgc_ctx). */
 #ifndef SG_CODEGEN_ROWS_H
 #define SG_CODEGEN_ROWS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "codegen/codegen.h"
@@ -15,11 +16,11 @@
 /* Where the elements of the current row block are. */
 typedef struct sgc_addr {
   LLVMValueRef rows;                       /* M (i64) */
-  LLVMValueRef ptr[SGT_MAX_TENSORS];       /* per tensor: its pointer (a cluster's block: its tile) */
+  LLVMValueRef ptr[SGT_MAX_TENSORS];       /* per tensor: its pointer (clusters: its tile) */
   LLVMValueRef stride[SGT_MAX_TENSORS];    /* row stride (inner layout: the stride of o) */
   LLVMValueRef repeat[SGT_MAX_TENSORS];    /* inputs whose rows repeat: R (i64), else NULL */
   LLVMValueRef nstride[SGT_MAX_TENSORS], inner; /* inner layout: strides along N, inner */
-  LLVMValueRef col_base;                   /* clusters: this block's first column (i64), else NULL */
+  LLVMValueRef col_base;                   /* clusters: the block's first column (i64), else NULL */
   LLVMValueRef row, row_valid;             /* this thread's row (i64), row < M (i1) */
   LLVMValueRef row_clamped;                /* i64, always < M */
   LLVMValueRef row_base[2][SGT_MAX_TENSORS]; /* inner layout: o * stride + i of row, row_clamped */
@@ -78,7 +79,7 @@ typedef struct sgc_val {
 
 typedef struct sgc_rows sgc_rows;
 
-/* The lowering of one kernel's row blocks (codegen/lower.c sets it up). */
+/* The lowering of one kernel's row blocks (codegen/kernel.c sets it up). */
 typedef struct sgc_walk {
   sgc_ctx *cx;
   const sgc_rows *rows;           /* the row strategy */
@@ -103,11 +104,12 @@ typedef enum sgc_build_at {
                         is held across one (staged: rebuilt from shared memory) */
 } sgc_build_at;
 
-/* A row strategy: where the chunks of a row block come from. codegen/lower.c
+/* A row strategy: where the chunks of a row block come from. codegen/kernel.c
  * calls declare, then in the entry block entry; with prefetch (a persistent
  * grid, rows_in_flight 2) ahead before the loop; then in each trip of the
  * loop over row blocks phis, begin, walk, and at the latch end. The walk
- * calls read, live and stored. A NULL hook does nothing. */
+ * calls read, live and stored. walk and read are required (live too, where
+ * the strategy sets w->skip_op); any other hook may be NULL: nothing. */
 struct sgc_rows {
   size_t own_size; /* bytes of the strategy's own state (w->own) */
   sgc_build_at build;

@@ -116,9 +116,9 @@ static void stage_chunk(sgc_walk *w, LLVMValueRef row, unsigned c) {
       if (only_causal && !join) /* the chunk's first such read opens the branch */
         join = sgc_open_if(cx, chunk_live(w, c), "stage.live");
       unsigned bytes = pl->vec * sgc_elem_bytes(cx, op->tensor);
-      cx->hooks->stage_copy(cx, stage_ptr(w, op, c),
-                            sgc_element_ptr(cx, &w->a, op->tensor, row, sgc_clamped_col(cx, &w->a, c)),
-                            bytes);
+      cx->hooks->stage_copy(
+          cx, stage_ptr(w, op, c),
+          sgc_element_ptr(cx, &w->a, op->tensor, row, sgc_clamped_col(cx, &w->a, c)), bytes);
     }
     if (join)
       sgc_close_if(cx, join);

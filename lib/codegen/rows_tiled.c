@@ -23,7 +23,7 @@ typedef struct tiled {
 typedef struct tile_pass {
   int target;           /* the reduction op (an online chain's max), or -1: the writes */
   sgc_reduce_kind kind;
-  LLVMValueRef acc[SGC_MAX_CHUNKS]; /* per-chunk partials; SGC_REDUCE_ONLINE: the running (max, sum) */
+  LLVMValueRef acc[SGC_MAX_CHUNKS]; /* per-chunk partials; online: the running (max, sum) */
 } tile_pass;
 
 /* Accumulators a pass carries from tile to tile. */

@@ -14,7 +14,7 @@
  * (w->skip_op) gets their values from dead_value: no load, no update, one
  * per-row value stored.
  *
- * Needs: sgc_walk set up by codegen/lower.c, a row strategy, the reduction
+ * Needs: sgc_walk set up by codegen/kernel.c, a row strategy, the reduction
  * tree. Produces: sgc_walk_ops, sgc_walk_op, sgc_walk_write, sgc_walk_masked,
  * sgc_causal_first32, sgc_splat. */
 #include <math.h>
@@ -281,7 +281,8 @@ void sgc_walk_write(sgc_walk *w, const sgt_op *op) {
       LLVMBuildCondBr(cx->b, guard, st, join);
       LLVMPositionBuilderAtEnd(cx->b, st);
     }
-    LLVMValueRef s = LLVMBuildStore(cx->b, x, sgc_element_ptr(cx, a, op->tensor, a->row, a->col[c]));
+    LLVMValueRef at = sgc_element_ptr(cx, a, op->tensor, a->row, a->col[c]);
+    LLVMValueRef s = LLVMBuildStore(cx->b, x, at);
     LLVMSetAlignment(s, align);
     if (guard) {
       LLVMBuildBr(cx->b, join);

@@ -1,4 +1,4 @@
-/* lower.c - template op list + plan -> one LLVM kernel (codegen/module.h:
+/* kernel.c - template op list + plan -> one LLVM kernel (codegen/module.h:
  * sgc_build): the kernel's skeleton, which picks the row strategy and drives it.
  *
  * The skeleton: the kernel's parameters and launch metadata (codegen/abi.c),
@@ -7,10 +7,9 @@
  * blocks that the grid strides over (a cluster's blocks share each one), in
  * which the walk lowers the template's ops (codegen/walk.c). Where the
  * walk's chunks come from is the row strategy's (codegen/rows.h):
- *   registers  the row loaded once and held in registers
+ *   registers  the row loaded once and held in registers (rows_registers.c)
  *   staged     the row copied to shared memory and re-read (rows_staged.c)
  *   tiled      the row in tiles, one pass over it per reduction (rows_tiled.c)
- * (below, unless named; each behind the interface).
  * With prefetch (rows_in_flight 2, a persistent grid) the loop starts on the
  * first row block before it and on the next one in each trip.
  * Target-independent: ids, shuffles, barriers and exp2 come from the
@@ -25,82 +24,6 @@
 
 #include "codegen/module.h"
 #include "codegen/rows.h"
-
-/* The registers row strategy (codegen/rows.h; neither
- * staged nor tiled): a thread loads its `chunks` vectors of the row once, at
- * the top of the row block, and holds them and every row value built from
- * them in registers across the reductions (SGC_BUILD_AT_OP). The same code
- * serves one row a block, several rows a block (a thread or a wave a row),
- * and a cluster's blocks sharing a row: those differ in addressing
- * (codegen/address.c) and in the reduction tree (codegen/reduce.c) only.
- * With prefetch (rows_in_flight 2, a persistent grid) the next row block is
- * loaded while this one computes: the loads of the first one before the
- * loop, of the next one at the top of each trip, carried by phis.
- *
- * Needs: codegen/address.c's loads. Produces: sgc_rows_registers. */
-typedef struct registers {
-  LLVMValueRef *raw[SGT_MAX_OPS]; /* read ops: the loaded vectors of this row block */
-  /* per read (in w->read_ops order), per chunk: this row block's loads and,
-   * with prefetch, those before the loop and those of the next row block */
-  LLVMValueRef cur[SGT_MAX_OPS][SGC_MAX_CHUNKS];
-  LLVMValueRef first[SGT_MAX_OPS][SGC_MAX_CHUNKS], next[SGT_MAX_OPS][SGC_MAX_CHUNKS];
-} registers;
-
-static void registers_entry(sgc_walk *w) {
-  sgc_chunk_columns(w->cx, &w->a, NULL, w->cx->plan->chunks, (uint64_t)w->cx->plan->tile_n);
-}
-
-static void registers_load_reads(sgc_walk *w, LLVMValueRef row,
-                                 LLVMValueRef (*into)[SGC_MAX_CHUNKS]) {
-  for (unsigned r = 0; r < w->nreads; r++)
-    sgc_load_row(w->cx, &w->a, &w->cx->t->ops[w->read_ops[r]], row, into[r]);
-}
-
-static void registers_ahead(sgc_walk *w, LLVMValueRef row) {
-  registers_load_reads(w, row, ((registers *)w->own)->first);
-}
-
-/* With prefetch, this row block's vectors are phis: the loads before the
- * loop, or those of the next row block in the last trip. */
-static void registers_phis(sgc_walk *w) {
-  registers *s = w->own;
-  for (unsigned r = 0; w->cx->plan->prefetch && r < w->nreads; r++)
-    for (unsigned c = 0; c < w->cx->plan->chunks; c++)
-      s->cur[r][c] = LLVMBuildPhi(w->cx->b, LLVMTypeOf(s->first[r][c]), "x.cur");
-}
-
-static void registers_begin(sgc_walk *w, LLVMValueRef next, LLVMValueRef more) {
-  registers *s = w->own;
-  (void)more; /* on the last trip `next` is this row block again: loaded, unused */
-  registers_load_reads(w, next ? next : w->a.row_clamped, next ? s->next : s->cur);
-  for (unsigned r = 0; r < w->nreads; r++)
-    s->raw[w->read_ops[r]] = s->cur[r];
-}
-
-static void registers_end(sgc_walk *w, LLVMBasicBlockRef from[2]) {
-  registers *s = w->own;
-  for (unsigned r = 0; w->cx->plan->prefetch && r < w->nreads; r++)
-    for (unsigned c = 0; c < w->cx->plan->chunks; c++) {
-      LLVMValueRef v[2] = {s->first[r][c], s->next[r][c]};
-      LLVMAddIncoming(s->cur[r][c], v, from, 2);
-    }
-}
-
-static LLVMValueRef registers_read_raw(sgc_walk *w, const sgt_op *op, unsigned c) {
-  return ((registers *)w->own)->raw[op - w->cx->t->ops][c];
-}
-
-const sgc_rows sgc_rows_registers = {
-    .own_size = sizeof(registers),
-    .build = SGC_BUILD_AT_OP,
-    .entry = registers_entry,
-    .ahead = registers_ahead,
-    .phis = registers_phis,
-    .begin = registers_begin,
-    .walk = sgc_walk_ops,
-    .end = registers_end,
-    .read = registers_read_raw,
-};
 
 static const sgc_rows *row_strategy(const sg_plan *pl) {
   if (pl->stage)
@@ -126,7 +49,8 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   cx->tid = cx->hooks->thread_id(cx);
   unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
   cx->row_in_block = LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
-  cx->lane_in_row = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
+  cx->lane_in_row =
+      LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
   if (rows->entry)
     rows->entry(w);
   LLVMValueRef R = LLVMConstInt(cx->i64, pl->rows_per_block, 0);
@@ -151,7 +75,8 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
     LLVMBuildBr(b, exit);
     LLVMPositionBuilderAtEnd(b, here);
   }
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), pl->prefetch ? pre : body, idle);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), pl->prefetch ? pre : body,
+                  idle);
 
   /* with prefetch, row block rb+step is fetched while rb computes */
   LLVMValueRef row_in = NULL;
@@ -191,7 +116,8 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   memset(w->done, 0, sizeof w->done);
   w->seg = 0;
   for (int i = 0; i < t->nops; i++) {
-    w->vals[i] = (sgc_val){.chunks = store + (size_t)i * pl->chunks, .seg = segs + (size_t)i * pl->chunks};
+    w->vals[i] = (sgc_val){.chunks = store + (size_t)i * pl->chunks,
+                           .seg = segs + (size_t)i * pl->chunks};
     for (unsigned c = 0; c < pl->chunks; c++)
       w->vals[i].seg[c] = -1;
   }
