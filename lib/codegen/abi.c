@@ -7,7 +7,7 @@
  *   rows repeat; the scalars; on the host target, block id and block count.
  *
  * Needs: the template and the plan (sgc_ctx). Produces: sgc_declare_kernel,
- * sgc_add_meta, used by codegen/lower.c. */
+ * sgc_add_meta, used by codegen/kernel.c. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* codegen/codegen.h - the state of one kernel's IR construction (internal).
- * Built by codegen/lower.c, which lowers the op list; codegen/reduce.c builds
- * the reduction tree; the backends' IR hooks (codegen/hooks.h) receive it.
+ * Built by codegen/kernel.c, whose walk (codegen/walk.c, codegen/rows.h)
+ * lowers the op list; codegen/reduce.c builds the reduction tree; the
+ * backends' IR hooks (codegen/hooks.h) receive it.
  * Needs: plan (the plan and its target's limits), template, LLVM-C. */
 #ifndef SG_INTERNAL_CODEGEN_H
 #define SG_INTERNAL_CODEGEN_H

@@ -286,7 +286,7 @@ int main(int argc, char **argv) {
       test_kernel(&K, argv[1]) ? failed++ : passed++;
     }
   /* a mask of over 4 MB (16 rows x 70000 f32) under 3 heads: row blocks go
-   * head by head (codegen/lower.c, block_row) */
+   * head by head (codegen/address.c, sgc_block_row) */
   for (int kind = MASKED; kind <= SAFE_ATTENTION; kind += SAFE_ATTENTION - MASKED) {
     kernel K = {kind, SG_DTYPE_F32, SG_DTYPE_F32, 70000, NULL, NULL};
     test_kernel(&K, argv[1]) ? failed++ : passed++;
