@@ -28,6 +28,7 @@ if config.sanitize: config.available_features.add("asan"); config.cc += " -fsani
 src = config.softgen_src_root
 config.substitutions.append(("%softgen-run", os.path.join(config.softgen_tools_dir, "softgen-run")))
 config.substitutions.append(("%softgen", os.path.join(config.softgen_tools_dir, "softgen")))
+config.substitutions.append(("%srcroot", src))  # the source tree (test/Unit/layering.test)
 config.substitutions.append(("%templates", os.path.join(src, "kernels-templates")))
 config.substitutions.append(("%include", os.path.join(src, "include")))
 config.substitutions.append(("%rtlib", config.softgen_obj_root))

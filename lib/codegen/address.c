@@ -140,17 +140,13 @@ LLVMValueRef sgc_chunk_offset32(sgc_ctx *cx, unsigned c) {
 }
 
 /* Row blocks in head order. With an input whose R rows repeat (mask[R, N]
- * under [H, R, N] scores) and more than HEAD_ORDER_BYTES of it, row blocks
- * are taken in an order that puts the H rows sharing a mask row next to each
- * other: block rb is row block (rb mod H) * (R / rows_per_block) + rb / H, so
- * a mask row is read from DRAM once and from L2 by the other H - 1 (in plain
- * order they are R rows apart, evicted once the mask and the rows read
- * between outgrow the L2). The plain order for smaller masks (they stay in
- * L2, and the division costs short rows). Measured on an H100 (50 MB of L2),
- * f16: 32 MB masks 0.72 of copy plain, 0.97 head by head; 8 MB 0.87 plain,
- * 0.94 head by head; 2 MB 0.98 plain, 0.89 head by head (N = 1024). Also the
- * plain order where rows_per_block does not divide R. */
-#define HEAD_ORDER_BYTES (4u << 20)
+ * under [H, R, N] scores) and more than plan->head_order_bytes of it (the
+ * policy's threshold), row blocks are taken in an order that puts the H rows
+ * sharing a mask row next to each other: block rb is row block (rb mod H) *
+ * (R / rows_per_block) + rb / H, so a mask row is read from DRAM once and from
+ * L2 by the other H - 1 (in plain order they are R rows apart, evicted once
+ * the mask and the rows read between outgrow the L2). Also the plain order
+ * where rows_per_block does not divide R. */
 LLVMValueRef sgc_block_row(sgc_ctx *cx, const sgc_addr *a, LLVMValueRef rb, LLVMValueRef row_in) {
   LLVMBuilderRef b = cx->b;
   LLVMValueRef k = LLVMConstInt(cx->i64, cx->plan->rows_per_block, 0);
@@ -162,7 +158,7 @@ LLVMValueRef sgc_block_row(sgc_ctx *cx, const sgc_addr *a, LLVMValueRef rb, LLVM
     unsigned long long row_bytes = (unsigned long long)cx->plan->n * sgc_elem_bytes(cx, ti);
     LLVMValueRef zero = LLVMConstInt(cx->i64, 0, 0);
     LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGT, rep,
-                                     LLVMConstInt(cx->i64, HEAD_ORDER_BYTES / row_bytes, 0), "");
+                                     LLVMConstInt(cx->i64, cx->plan->head_order_bytes / row_bytes, 0), "");
     LLVMValueRef shared = LLVMBuildICmp(b, LLVMIntULT, rep, a->rows, "");
     LLVMValueRef even = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildURem(b, rep, k, ""), zero, "");
     LLVMValueRef use = LLVMBuildAnd(b, LLVMBuildAnd(b, big, shared, ""), even, "order.by.head");

@@ -3,7 +3,7 @@
  *
  * The copies are the target's asynchronous ones; a thread copies exactly the
  * vectors it reads later, so waiting on its own copies suffices. They land in
- * up to STAGE_GROUPS groups in chunk order, each waited for before its first
+ * up to plan->stage_groups groups in chunk order, each waited for before its first
  * read. Registers hold no row value across a reduction: one used after it is
  * rebuilt from shared memory (SGC_BUILD_PER_PASS), so a pass holds one chunk
  * at a time.
@@ -62,16 +62,16 @@ static LLVMValueRef stage_ptr(sgc_walk *w, const sgt_op *op, unsigned c) {
   return LLVMBuildGEP2(cx->b, LLVMInt8TypeInContext(cx->ctx), s->stage, &off, 1, "stage.at");
 }
 
-/* This thread's chunks land in STAGE_GROUPS groups (or one each, when fewer),
- * in chunk order; the first read of a chunk waits for its group only, so the
- * first pass starts on chunk 0 while the rest are in flight (with one block a
- * multiprocessor nothing else would overlap the copies). A row block's reads
- * are built in straight-line code (stores branch only after their value is
- * built), so the wait before a group's first read dominates every later read
- * of that group. */
-#define STAGE_GROUPS 8
+/* This thread's chunks land in plan->stage_groups groups (or one each, when
+ * fewer), in chunk order; the first read of a chunk waits for its group only,
+ * so the first pass starts on chunk 0 while the rest are in flight (with one
+ * block a multiprocessor nothing else would overlap the copies). A row
+ * block's reads are built in straight-line code (stores branch only after
+ * their value is built), so the wait before a group's first read dominates
+ * every later read of that group. */
 static unsigned stage_groups(const sgc_walk *w) {
-  return w->a.nchunks < STAGE_GROUPS ? w->a.nchunks : STAGE_GROUPS;
+  unsigned g = w->cx->plan->stage_groups;
+  return w->a.nchunks < g ? w->a.nchunks : g;
 }
 static unsigned stage_group(const sgc_walk *w, unsigned c) {
   return c * stage_groups(w) / w->a.nchunks;

@@ -86,6 +86,10 @@ struct sg_plan {
   unsigned stage_bytes;     /* dynamic shared memory of the staged rows (0 when not staged) */
   unsigned blocks_per_sm;   /* staged: blocks the shared memory lets a multiprocessor hold,
                                asked of the register allocator (0: no request) */
+  unsigned stage_groups;    /* staged: a thread's chunks land in this many groups, each
+                               waited for before its first read */
+  uint64_t head_order_bytes; /* an input whose rows repeat, larger than this: row blocks
+                                taken head by head (codegen's sgc_block_row) */
   struct {
     int wave, waves, rows, vec, cluster, prefetch, online, stage;
   } chosen;                 /* 1 where auto-configuration chose the value */

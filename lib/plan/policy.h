@@ -56,6 +56,12 @@ int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl);
  * whose shared memory is resolved (0: no request). */
 unsigned sgp_policy_blocks_per_sm(const sg_plan *pl);
 
+/* Groups a staged thread's chunks land in (each waited for before its first read). */
+unsigned sgp_policy_stage_groups(const sg_plan *pl);
+
+/* Bytes of an input whose rows repeat above which row blocks go head by head. */
+uint64_t sgp_policy_head_order_bytes(const sg_plan *pl);
+
 /* The inner layout's block (one thread a row), no constraint given. */
 unsigned sgp_policy_inner_block(const sg_plan *pl);
 

@@ -45,9 +45,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
           a[pl->chosen.prefetch]);
   if (pl->stage)
     fprintf(f, "  staging           shared memory: %u bytes, %u row%s x %u elements per read "
-            "(asynchronous copies; each pass re-reads them)%s; %u blocks a multiprocessor\n",
-            pl->stage_bytes, pl->rows_per_block, pl->rows_per_block == 1 ? "" : "s",
-            pl->stage_pitch, a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
+            "(asynchronous copies in up to %u groups; each pass re-reads them)%s; %u blocks a "
+            "multiprocessor\n", pl->stage_bytes, pl->rows_per_block,
+            pl->rows_per_block == 1 ? "" : "s", pl->stage_pitch, pl->stage_groups,
+            a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
   else
     fprintf(f, "  staging           registers (each thread holds its values across the "
             "passes)%s\n", a[pl->chosen.stage]);

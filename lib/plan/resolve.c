@@ -216,6 +216,8 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     return sg_diag_set(diag, SG_ERR_CONSTRAINT, "the reductions need %u bytes of shared "
                        "memory, over the %u bytes %s allows", need, tg->max_static_smem, tname);
   }
+  pl->stage_groups = sgp_policy_stage_groups(pl);
+  pl->head_order_bytes = sgp_policy_head_order_bytes(pl);
   if (pl->stage) {
     uint64_t pitch = (uint64_t)pl->chunks * pl->threads_per_row * pl->vec;
     uint64_t bytes = sgp_staged_bytes(&in, pl);
