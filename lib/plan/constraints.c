@@ -39,35 +39,9 @@ typedef struct cparser {
 #define ERR_AT(ps, ln, cl, ...) sg_diag_at((ps)->diag, SG_ERR_PARSE, (ps)->file, (ln), (cl), __VA_ARGS__)
 #define ERR(ps, ...) ERR_AT(ps, (ps)->lx.tok.line, (ps)->lx.tok.col, __VA_ARGS__)
 
-static sg_status unexpected(cparser *ps, const char *expected) {
-  const sgl_token *tk = &ps->lx.tok;
-  if (tk->kind == SGL_EOF)
-    return ERR(ps, "expected %s, found end of file", expected);
-  return ERR(ps, "expected %s, found '%.*s'", expected, (int)(tk->len > 40 ? 40 : tk->len),
-             tk->start);
-}
-
-static sg_status expect(cparser *ps, char c) {
-  char what[4] = {'\'', c, '\'', 0};
-  if (!sgl_is_punct(&ps->lx, c))
-    return unexpected(ps, what);
-  sgl_next(&ps->lx);
-  return SG_OK;
-}
-
-/* The separator of a list that `close` ends: ',' here, or the list is done. */
-static sg_status expect_comma(cparser *ps, char close) {
-  char what[16];
-  snprintf(what, sizeof what, "',' or '%c'", close);
-  if (!sgl_is_punct(&ps->lx, ','))
-    return unexpected(ps, what);
-  sgl_next(&ps->lx);
-  return SG_OK;
-}
-
 static sg_status parse_int(cparser *ps, int64_t *out) {
   if (ps->lx.tok.kind != SGL_INT)
-    return unexpected(ps, "an integer");
+    return sgl_unexpected(&ps->lx, "an integer");
   if (ps->lx.tok.overflow || ps->lx.tok.value > (1ll << 31) - 1)
     return ERR(ps, "integer is larger than 2^31-1");
   *out = ps->lx.tok.value;
@@ -77,7 +51,7 @@ static sg_status parse_int(cparser *ps, int64_t *out) {
 
 static sg_status parse_name(cparser *ps, char *dst) {
   if (ps->lx.tok.kind != SGL_IDENT)
-    return unexpected(ps, "a name");
+    return sgl_unexpected(&ps->lx, "a name");
   if (sgl_text(&ps->lx, dst, SGT_NAME_MAX))
     return ERR(ps, "name is longer than %d characters", SGT_NAME_MAX - 1);
   sgl_next(&ps->lx);
@@ -107,7 +81,7 @@ static sg_status parse_value(cparser *ps, value *v) {
         return st;
       if (sgl_is_punct(&ps->lx, ')'))
         break;
-      if ((st = expect_comma(ps, ')')))
+      if ((st = sgl_expect_comma(&ps->lx, ')')))
         return st;
     }
     sgl_next(&ps->lx);
@@ -122,7 +96,7 @@ static sg_status parse_value(cparser *ps, value *v) {
       sgp_tile *e = &v->map[v->n++];
       e->loc.line = ps->lx.tok.line;
       e->loc.col = ps->lx.tok.col;
-      if ((st = parse_name(ps, e->dim)) || (st = expect(ps, ':')))
+      if ((st = parse_name(ps, e->dim)) || (st = sgl_expect(&ps->lx, ':')))
         return st;
       if (ps->lx.tok.kind == SGL_IDENT) {
         char full[SGT_NAME_MAX];
@@ -136,13 +110,13 @@ static sg_status parse_value(cparser *ps, value *v) {
         return st;
       if (sgl_is_punct(&ps->lx, '}'))
         break;
-      if ((st = expect_comma(ps, '}')))
+      if ((st = sgl_expect_comma(&ps->lx, '}')))
         return st;
     }
     sgl_next(&ps->lx);
     return SG_OK;
   }
-  return unexpected(ps, "a value (integer, name, tuple or {map})");
+  return sgl_unexpected(&ps->lx, "a value (integer, name, tuple or {map})");
 }
 
 typedef enum { K_HW, K_WORKGROUP, K_WAVE, K_PIPELINE, K_COUNT } ckind;
@@ -264,7 +238,7 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
                   "unknown constraint '%s' (expected HardwareConstraint, WorkgroupConstraint, "
                   "WaveConstraint or PipelineConstraint)",
                   kname);
-  if ((st = expect(ps, '(')))
+  if ((st = sgl_expect(&ps->lx, '(')))
     return st;
   sgp_tile tile;
   memset(&tile, 0, sizeof tile);
@@ -311,7 +285,7 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     pos++;
     if (sgl_is_punct(&ps->lx, ')'))
       break;
-    if ((st = expect_comma(ps, ')')))
+    if ((st = sgl_expect_comma(&ps->lx, ')')))
       return st;
   }
   sgl_next(&ps->lx);
@@ -364,7 +338,7 @@ sg_status sg_constraints_parse(sg_constraints *c, const char *file, const char *
   if (memchr(text, '\0', len))
     return ERR_AT(&ps, 0, 0, "constraints contain a NUL byte");
   sg_constraints work = *c; /* all or nothing */
-  sgl_init(&ps.lx, text, len);
+  sgl_init(&ps.lx, text, len, ps.file, diag);
   while (ps.lx.tok.kind != SGL_EOF) {
     if (ps.lx.tok.kind == SGL_ERROR)
       return ERR(&ps, "unexpected character '%.*s'", (int)ps.lx.tok.len, ps.lx.tok.start);

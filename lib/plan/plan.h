@@ -97,6 +97,17 @@ struct sg_plan {
                                per row (threads_per_row = vec = 1), strided along N */
 };
 
+/* Integer helpers of the plan's arithmetic. */
+static inline int sgp_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+static inline unsigned sgp_max_u(unsigned a, unsigned b) { return a > b ? a : b; }
+/* The largest power of two <= x (at least 1, at most 2^30). */
+static inline unsigned sgp_pow2_floor(uint64_t x) {
+  unsigned p = 1;
+  while ((uint64_t)p * 2 <= x && p < (1u << 30))
+    p *= 2;
+  return p;
+}
+
 /* What resolving one plan reads: the template, the given constraints and the
  * problem, and the facts of the template both layouts and the policy use
  * (plan/resolve.c fills it). */

@@ -8,13 +8,6 @@
 #include "plan/policy.h"
 #include "target/target.h"
 
-static unsigned max_u(unsigned a, unsigned b) { return a > b ? a : b; }
-static unsigned pow2_floor(uint64_t x) {
-  unsigned p = 1;
-  while ((uint64_t)p * 2 <= x && p < (1u << 30))
-    p *= 2;
-  return p;
-}
 
 /* ---- wave and vector ---- */
 
@@ -59,9 +52,9 @@ static unsigned registers_threads(uint64_t vectors, unsigned vec, unsigned vec_b
   unsigned t;
   if (vectors * vec_bytes <= SHORT_ROW_BYTES) {
     unsigned per = causal && vec >= 8 ? SHORT_ROW_CAUSAL_ACCESSES : 1;
-    t = pow2_floor(vectors / per ? vectors / per : 1);
+    t = sgp_pow2_floor(vectors / per ? vectors / per : 1);
   } else {
-    t = pow2_floor(vectors / ROW_ACCESSES ? vectors / ROW_ACCESSES : 1);
+    t = sgp_pow2_floor(vectors / ROW_ACCESSES ? vectors / ROW_ACCESSES : 1);
     if (t >= 1024 && vectors / 512 * vec <= AUTO_ELEMS_PER_THREAD)
       t = 512;
   }
@@ -76,7 +69,7 @@ static unsigned registers_threads(uint64_t vectors, unsigned vec, unsigned vec_b
 #define STAGE_ACCESSES 8
 #define STAGE_MAX_THREADS 512
 static unsigned staged_threads(uint64_t vectors, unsigned max_threads) {
-  unsigned t = pow2_floor(vectors / STAGE_ACCESSES ? vectors / STAGE_ACCESSES : 1);
+  unsigned t = sgp_pow2_floor(vectors / STAGE_ACCESSES ? vectors / STAGE_ACCESSES : 1);
   if (max_threads > STAGE_MAX_THREADS &&
       vectors <= (uint64_t)STAGE_MAX_THREADS * SGP_STAGE_MAX_CHUNKS)
     max_threads = STAGE_MAX_THREADS;
@@ -173,7 +166,7 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
     for (uint64_t share; (vectors / cluster) % 2 == 0; cluster *= 2) {
       share = vectors / cluster * pl->vec * rows * in->read_bytes;
       if (!(cluster < tg->max_cluster && share > STAGE_BLOCK_BYTES) &&
-          !(cluster < max_u(tg->max_cluster, tg->max_cluster_staged) &&
+          !(cluster < sgp_max_u(tg->max_cluster, tg->max_cluster_staged) &&
             !stage_share_fits(tg, pl->arch, share, cluster)))
         break;
     }

@@ -17,14 +17,6 @@
 #define REJECT_AT(loc, ...) \
   sg_diag_at(diag, SG_ERR_CONSTRAINT, (loc).file, (loc).line, (loc).col, __VA_ARGS__)
 
-static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
-static unsigned max_u(unsigned a, unsigned b) { return a > b ? a : b; }
-static unsigned pow2_floor(uint64_t x) {
-  unsigned p = 1;
-  while ((uint64_t)p * 2 <= x && p < (1u << 30))
-    p *= 2;
-  return p;
-}
 static unsigned log2u(unsigned x) {
   unsigned n = 0;
   while (x > 1) {
@@ -59,7 +51,7 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
                        "vector_shapes: %s: %lld elements of %u bytes is %lld bytes, wider than "
                        "the %u-byte limit of a vector access",
                        g->N, (long long)v, esize, (long long)v * esize, vlimit);
-    if (!is_pow2((uint64_t)v))
+    if (!sgp_is_pow2((uint64_t)v))
       return REJECT_AT(g->vn->loc, "vector_shapes: %s: %lld elements is not a power of two",
                        g->N, (long long)v);
     if (n % v)
@@ -115,13 +107,13 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
                        "workgroups needs thread-block clusters, which %s %s lacks (NVIDIA "
                        "sm_90 and later have them)", N, (long long)tile, (long long)count,
                        tg->name, pl->arch);
-    if (!is_pow2((uint64_t)count) ||
-        (uint64_t)count > (pl->stage ? max_u(tg->max_cluster, tg->max_cluster_staged)
+    if (!sgp_is_pow2((uint64_t)count) ||
+        (uint64_t)count > (pl->stage ? sgp_max_u(tg->max_cluster, tg->max_cluster_staged)
                                      : tg->max_cluster))
       return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): %lld workgroups per row; a "
                        "cluster must be a power of two up to %u (%u with rows staged in shared "
                        "memory)", N, (long long)tile, (long long)count, tg->max_cluster,
-                       max_u(tg->max_cluster, tg->max_cluster_staged));
+                       sgp_max_u(tg->max_cluster, tg->max_cluster_staged));
     if (tile % pl->vec)
       return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u elements does "
                        "not divide the tile", N, (long long)tile, pl->vec);
@@ -133,7 +125,7 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
     if (c->waves_per_block[0])
       threads = (uint64_t)c->waves_per_block[0] * c->waves_per_block[1] *
                 c->waves_per_block[2] * (c->threads_per_wave ? c->threads_per_wave : 32);
-    threads = pow2_floor(threads / rows ? threads / rows : 1);
+    threads = sgp_pow2_floor(threads / rows ? threads / rows : 1);
     pl->cluster = sgp_policy_cluster(in, pl, vectors, rows, threads);
     pl->chosen.cluster = 1;
   }
@@ -212,7 +204,7 @@ static sg_status resolve_threads(const sgp_input *in, const given *g, sg_plan *p
     }
     if (cap >= tg->max_block_threads)
       t_from = NULL; /* nothing given limits the threads per row */
-    T = sgp_policy_threads_per_row(in, pl, vectors, pow2_floor(cap));
+    T = sgp_policy_threads_per_row(in, pl, vectors, sgp_pow2_floor(cap));
     if (rows && !waves && rows * T < pl->wave && pl->wave % rows == 0)
       T = pl->wave / rows; /* fill at least one wave with the given rows */
     if (wv_m && wv_m->tile == 1 && T < pl->wave)
@@ -225,7 +217,7 @@ static sg_status resolve_threads(const sgp_input *in, const given *g, sg_plan *p
   if (wv_n && (wv_n->tile == SGP_FULL || wv_n->tile == n) && T > pl->wave)
     return REJECT_AT(wv_n->loc, "WaveConstraint(%s, %s) means a row within one wave, but %s "
                      "give %u threads per row", N, N, t_from, T);
-  if (!is_pow2(T))
+  if (!sgp_is_pow2(T))
     return REJECT("threads per row (%u, from %s) must be a power of two", T, t_from);
   *T_out = T;
   *waves_out = waves;

@@ -3,6 +3,7 @@
 #include "template/lexer.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 static void advance(sgl_lexer *lx) {
@@ -15,7 +16,9 @@ static void advance(sgl_lexer *lx) {
   lx->p++;
 }
 
-void sgl_init(sgl_lexer *lx, const char *text, size_t len) {
+void sgl_init(sgl_lexer *lx, const char *text, size_t len, const char *file, sg_diag *diag) {
+  lx->file = file;
+  lx->diag = diag;
   lx->p = text;
   lx->end = text + len;
   lx->line = 1;
@@ -88,4 +91,31 @@ int sgl_text(const sgl_lexer *lx, char *dst, size_t cap) {
   memcpy(dst, lx->tok.start, lx->tok.len);
   dst[lx->tok.len] = '\0';
   return 0;
+}
+
+sg_status sgl_unexpected(const sgl_lexer *lx, const char *expected) {
+  const sgl_token *tk = &lx->tok;
+  if (tk->kind == SGL_EOF)
+    return sg_diag_at(lx->diag, SG_ERR_PARSE, lx->file, tk->line, tk->col,
+                      "expected %s, found end of file", expected);
+  return sg_diag_at(lx->diag, SG_ERR_PARSE, lx->file, tk->line, tk->col,
+                    "expected %s, found '%.*s'", expected, (int)(tk->len > 40 ? 40 : tk->len),
+                    tk->start);
+}
+
+sg_status sgl_expect(sgl_lexer *lx, char c) {
+  char what[4] = {'\'', c, '\'', 0};
+  if (!sgl_is_punct(lx, c))
+    return sgl_unexpected(lx, what);
+  sgl_next(lx);
+  return SG_OK;
+}
+
+sg_status sgl_expect_comma(sgl_lexer *lx, char close) {
+  char what[16];
+  snprintf(what, sizeof what, "',' or '%c'", close);
+  if (!sgl_is_punct(lx, ','))
+    return sgl_unexpected(lx, what);
+  sgl_next(lx);
+  return SG_OK;
 }

@@ -90,35 +90,10 @@ typedef struct parser {
   sg_diag_at((ps)->diag, SG_ERR_PARSE, (ps)->t->file, (ln), (cl), __VA_ARGS__)
 #define ERR(ps, ...) ERR_AT(ps, (ps)->lx.tok.line, (ps)->lx.tok.col, __VA_ARGS__)
 
-static sg_status describe_token(parser *ps, const char *expected) {
-  const sgl_token *tk = &ps->lx.tok;
-  if (tk->kind == SGL_EOF)
-    return ERR(ps, "expected %s, found end of file", expected);
-  return ERR(ps, "expected %s, found '%.*s'", expected, (int)(tk->len > 40 ? 40 : tk->len),
-             tk->start);
-}
-
-static sg_status expect_punct(parser *ps, char c) {
-  char what[4] = {'\'', c, '\'', 0};
-  if (!sgl_is_punct(&ps->lx, c))
-    return describe_token(ps, what);
-  sgl_next(&ps->lx);
-  return SG_OK;
-}
-
-/* The separator of a list that `close` ends: ',' here, or the list is done. */
-static sg_status expect_comma(parser *ps, char close) {
-  char what[16];
-  snprintf(what, sizeof what, "',' or '%c'", close);
-  if (!sgl_is_punct(&ps->lx, ','))
-    return describe_token(ps, what);
-  sgl_next(&ps->lx);
-  return SG_OK;
-}
 
 static sg_status expect_name(parser *ps, const char *what, char *dst) {
   if (ps->lx.tok.kind != SGL_IDENT)
-    return describe_token(ps, what);
+    return sgl_unexpected(&ps->lx, what);
   if (sgl_text(&ps->lx, dst, SGT_NAME_MAX))
     return ERR(ps, "%s is longer than %d characters", what, SGT_NAME_MAX - 1);
   sgl_next(&ps->lx);
@@ -167,7 +142,7 @@ static int shape_eq(const sgt_shape *a, const sgt_shape *b) {
 
 /* dims := '[' DIM { ',' DIM } ']'; declare: unknown dims become new dims. */
 static sg_status parse_dims(parser *ps, sgt_shape *s, int declare) {
-  sg_status st = expect_punct(ps, '[');
+  sg_status st = sgl_expect(&ps->lx, '[');
   s->ndims = 0;
   while (!st) {
     char name[SGT_NAME_MAX];
@@ -193,9 +168,9 @@ static sg_status parse_dims(parser *ps, sgt_shape *s, int declare) {
     s->dims[s->ndims++] = d;
     if (sgl_is_punct(&ps->lx, ']'))
       break;
-    st = expect_comma(ps, ']');
+    st = sgl_expect_comma(&ps->lx, ']');
   }
-  return st ? st : expect_punct(ps, ']');
+  return st ? st : sgl_expect(&ps->lx, ']');
 }
 
 /* NAME ':' ('f32' | 'i64'), the name read already: a scalar parameter, and
@@ -239,7 +214,7 @@ static sg_status parse_param(parser *ps) {
                   find_tensor(t, name) >= 0 ? "tensor" : "parameter", name);
   if (find_dim(t, name) >= 0 || strcmp(name, "dim") == 0)
     return ERR_AT(ps, line, pcol, "parameter '%s' has the name of a dim", name);
-  if ((st = expect_punct(ps, ':')))
+  if ((st = sgl_expect(&ps->lx, ':')))
     return st;
   if (sgl_is_ident(&ps->lx, "f32") || sgl_is_ident(&ps->lx, "i64"))
     return parse_scalar(ps, name, line, pcol);
@@ -252,7 +227,7 @@ static sg_status parse_param(parser *ps) {
   if (sgl_is_ident(&ps->lx, "in") || sgl_is_ident(&ps->lx, "out"))
     tn->is_output = sgl_is_ident(&ps->lx, "out");
   else
-    return describe_token(ps, "'in', 'out' or a scalar type (f32, i64)");
+    return sgl_unexpected(&ps->lx, "'in', 'out' or a scalar type (f32, i64)");
   sgl_next(&ps->lx);
   if ((st = parse_dims(ps, &tn->shape, 1)))
     return st;
@@ -426,7 +401,7 @@ static sg_status parse_stmt(parser *ps) {
   if (!op->name[0] && op->code != SGT_WRITE)
     return ERR_AT(ps, line, col, "the result of '%s' must be given a name ('v = %s(...)')",
                   opname, opname);
-  if ((st = expect_punct(ps, '(')))
+  if ((st = sgl_expect(&ps->lx, '(')))
     return st;
   int nargs = 0, nvalues = 0;
   sgt_shape bshape = {0, {0}};
@@ -441,7 +416,7 @@ static sg_status parse_stmt(parser *ps) {
     } else if (sgl_is_ident(&ps->lx, "dim")) {
       char dname[SGT_NAME_MAX];
       sgl_next(&ps->lx);
-      if ((st = expect_punct(ps, '=')))
+      if ((st = sgl_expect(&ps->lx, '=')))
         return st;
       int dl = ps->lx.tok.line, dc = ps->lx.tok.col;
       if ((st = expect_name(ps, "a dim name", dname)))
@@ -475,7 +450,7 @@ static sg_status parse_stmt(parser *ps) {
     nargs++;
     if (sgl_is_punct(&ps->lx, ')'))
       break;
-    if ((st = expect_comma(ps, ')')))
+    if ((st = sgl_expect_comma(&ps->lx, ')')))
       return st;
   }
   sgl_next(&ps->lx);
@@ -505,17 +480,17 @@ static sg_status parse_template(parser *ps) {
   sg_template *t = ps->t;
   sg_status st;
   if (!sgl_is_ident(&ps->lx, "kernel"))
-    return describe_token(ps, "'kernel'");
+    return sgl_unexpected(&ps->lx, "'kernel'");
   sgl_next(&ps->lx);
   int kline = ps->lx.tok.line, kcol = ps->lx.tok.col;
-  if ((st = expect_name(ps, "a kernel name", t->name)) || (st = expect_punct(ps, '(')))
+  if ((st = expect_name(ps, "a kernel name", t->name)) || (st = sgl_expect(&ps->lx, '(')))
     return st;
   for (;;) {
     if ((st = parse_param(ps)))
       return st;
     if (sgl_is_punct(&ps->lx, ')'))
       break;
-    if ((st = expect_comma(ps, ')')))
+    if ((st = sgl_expect_comma(&ps->lx, ')')))
       return st;
   }
   sgl_next(&ps->lx);
@@ -563,7 +538,7 @@ sg_status sg_template_parse(const char *file, const char *text, size_t len, sg_t
     free(ps.t);
     return nul;
   }
-  sgl_init(&ps.lx, text, len);
+  sgl_init(&ps.lx, text, len, ps.t->file, diag);
   sg_status st = parse_template(&ps);
   if (st) {
     free(ps.t);
