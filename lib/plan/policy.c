@@ -126,24 +126,45 @@ static int stage_share_fits(const sgh_target *tg, const char *arch, uint64_t sha
   return share + STAGE_RESERVE <= limit && (cluster <= tg->max_cluster || 2 * share > limit);
 }
 
+/* The largest cluster, a power of two up to `most`, that splits a row of
+ * `vectors` vector accesses evenly (a workgroup holds whole vectors). */
+static unsigned even_cluster(uint64_t vectors, unsigned most) {
+  unsigned c = 1;
+  while (c * 2 <= most && vectors % (c * 2) == 0)
+    c *= 2;
+  return c;
+}
+
+/* A workgroup's staged share of `vectors` vectors, split `cluster` ways, fits
+ * the shared memory and a pass's unrolled accesses (SGP_STAGE_MAX_CHUNKS). */
+static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                             unsigned cluster) {
+  const sgh_target *tg = pl->target;
+  uint64_t share = vectors / cluster;
+  unsigned t = staged_threads(share, tg->max_block_threads);
+  return stage_share_fits(tg, pl->arch, share * pl->vec * in->read_bytes, cluster) &&
+         (share + t - 1) / t <= SGP_STAGE_MAX_CHUNKS;
+}
+
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
   const sgh_target *tg = pl->target;
   int64_t n = in->p->n;
   int can = sgh_can_stage(tg), narrow = pl->vec * in->narrowest_read < 4;
   /* the most a workgroup would hold: the row over the largest portable
-   * cluster, else over the largest staged one */
-  uint64_t row = (uint64_t)n * in->read_bytes;
+   * cluster that splits it evenly, else over the largest staged one */
+  uint64_t vectors = (uint64_t)n / pl->vec;
   int clusters = sgh_has_clusters(tg, pl->arch);
-  int fits = can && stage_share_fits(tg, pl->arch, clusters ? row / tg->max_cluster : row, 1);
+  unsigned portable = clusters ? even_cluster(vectors, tg->max_cluster) : 1;
+  unsigned staged = clusters ? even_cluster(vectors, tg->max_cluster_staged) : 1;
+  int fits = can && staged_share_fits(in, pl, vectors, portable);
   /* over non-portable clusters, measured on an H100 at f32 N = 262144 against
    * the registers plan (1024 threads): the backward passes 0.54 -> 0.92 of
    * their floor, causal 0.81 -> 1.37, attention 0.95 -> 1.25, but masked (an
    * online chain, nothing skipped: an exp per element in both passes of a
    * block alone on its multiprocessor) 0.91 -> 0.84, so not for those
    * (experiment 12) */
-  if (can && !fits && clusters && tg->max_cluster_staged > tg->max_cluster &&
-      (!in->online_chains || in->causal))
-    fits = stage_share_fits(tg, pl->arch, row / tg->max_cluster_staged, tg->max_cluster_staged);
+  if (can && !fits && staged > tg->max_cluster && (!in->online_chains || in->causal))
+    fits = staged_share_fits(in, pl, vectors, staged);
   return can && !narrow && n > AUTO_STAGE_ELEMS && fits;
 }
 
@@ -175,6 +196,19 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
            (vectors / cluster) % 2 == 0)
       cluster *= 2;
   return cluster;
+}
+
+/* ---- rows no plan above holds ---- */
+
+/* Tiles: targets that stream long rows (the host) read every row longer than
+ * the register budget in tiles; the GPUs only rows that neither a block's
+ * registers, an even cluster split nor staging holds (odd or prime N past
+ * 64K elements a block, staged shares over the shared memory): one pass over
+ * memory per reduction beats refusing the row (torch.softmax measured 0.13-0.52
+ * of copy at those N on an H100, tools/bench/RESULTS.md "sweep"). Not where
+ * constraints fixed the shape: they are honoured or rejected. */
+int sgp_policy_tiles(const sg_plan *pl, int shape_given) {
+  return pl->target->stream_long_rows || !shape_given;
 }
 
 /* ---- pipelining: rows in flight, online pairs, copies ahead ---- */

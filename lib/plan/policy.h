@@ -39,6 +39,11 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
 unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                                     unsigned cap);
 
+/* Read a row longer than the register budget in tiles (one pass over memory
+ * per reduction) rather than reject it? shape_given: constraints fixed the
+ * threads per row or the cluster. pl: the shape resolved. */
+int sgp_policy_tiles(const sg_plan *pl, int shape_given);
+
 /* Threads a block has for rows of threads_per_row threads (no rows given). */
 unsigned sgp_policy_block_threads(unsigned threads_per_row, unsigned wave);
 

@@ -264,7 +264,7 @@ static sg_status resolve_block(const sgp_input *in, const given *g, sg_plan *pl,
 
 /* Chunks per thread, row tiles, and the register budget. */
 static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_from,
-                                sg_diag *diag) {
+                                int cluster_given, sg_diag *diag) {
   const sgh_target *tg = pl->target;
   unsigned T = pl->threads_per_row;
   int64_t n = pl->tile_n;
@@ -278,7 +278,9 @@ static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_
                   "thread with %u threads per row (from %s), over the %u a pass unrolls: "
                   "allow more threads per row or split the row over a cluster", (long long)n,
                   pl->chunks, T, t_from ? t_from : "auto-configuration", SGP_STAGE_MAX_CHUNKS);
-  if (!pl->stage && pl->elems_per_thread > tg->max_elems_per_thread && tg->stream_long_rows) {
+  int shape_given = t_from != NULL || cluster_given;
+  if (!pl->stage && pl->elems_per_thread > tg->max_elems_per_thread &&
+      sgp_policy_tiles(pl, shape_given)) {
     /* tiles of the register budget; one pass over the row per reduction */
     unsigned per_tile = tg->max_elems_per_thread / pl->vec ? tg->max_elems_per_thread / pl->vec : 1;
     pl->row_tiles = (pl->chunks + per_tile - 1) / per_tile;
@@ -329,5 +331,6 @@ sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
       (st = resolve_threads(in, &g, pl, &T, &waves, &t_from, diag)) ||
       (st = resolve_block(in, &g, pl, T, waves, t_from, diag)))
     return st;
-  return resolve_chunks(in, pl, t_from, diag);
+  int cluster_given = g.wg_n && g.wg_n->tile != SGP_FULL && g.wg_n->tile != in->p->n;
+  return resolve_chunks(in, pl, t_from, cluster_given, diag);
 }
