@@ -40,7 +40,8 @@ PYTHON=/usr/bin/python3
 # libclang-rt-22-dev for the fuzz stage's libFuzzer and sanitizer runtimes.
 PACKAGES="cmake make gcc pkgconf python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev"
 # The fresh stage's own tools (not needed inside the root it makes).
-case " $STAGES " in *" fresh "*) PACKAGES="$PACKAGES debootstrap debian-archive-keyring" ;; esac
+FRESH_PACKAGES="debootstrap debian-archive-keyring"
+case " $STAGES " in *" fresh "*) PACKAGES="$PACKAGES $FRESH_PACKAGES" ;; esac
 
 install_missing() {
   local missing=()
@@ -148,7 +149,7 @@ fresh_stage() {
     echo "tests (fresh): 1 passed, 0 failed, 0 skipped ($((SECONDS - t0))s; in the fresh root: $inner)"
   else
     TOTAL_FAILED=$((TOTAL_FAILED + 1))
-    local src="$FRESH_DIR/root/src" only="" name here there d
+    local src="$FRESH_DIR/sysroot/src" only="" name here there d
     for name in main asan; do
       case " $STAGES " in *" $name "*) ;; *) continue ;; esac
       if [ "$name" = main ]; then here=$BUILD_DIR there=build; else here=$ASAN_BUILD_DIR there=build-asan; fi

@@ -5,9 +5,9 @@
 # fails there.
 #   tools/fresh-root.sh DIR
 # Needs: root (or sudo), debootstrap, network to the Debian mirror. It makes
-# DIR/root with `debootstrap --variant=minbase bookworm` (apt sources as a fresh
+# DIR/sysroot with `debootstrap --variant=minbase bookworm` (apt sources as a fresh
 # Debian 12 has them: bookworm, bookworm-updates, bookworm-security), copies the
-# working tree into DIR/root/src (git's tracked and untracked, not ignored, files;
+# working tree into DIR/sysroot/src (git's tracked and untracked, not ignored, files;
 # no build directories), mounts /proc, /sys and /dev there, and runs
 # `tools/dev.sh generate` then `tools/dev.sh test` in it, the latter with
 # STAGES=$FRESH_STAGES (default "main asan fuzz"), both with the caller's
@@ -24,7 +24,7 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$1"
 DIR=$(cd "$1" && pwd)
-ROOT="$DIR/root"
+ROOT="$DIR/sysroot"
 MIRROR=${FRESH_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${FRESH_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 STAGES=${FRESH_STAGES:-main asan fuzz}
