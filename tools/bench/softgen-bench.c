@@ -587,6 +587,12 @@ static int add_job(job **jobs, int *n, int *cap, const char *path, int64_t rows)
   return 0;
 }
 
+static void free_jobs(job *jobs, int n) {
+  for (int i = 0; i < n; i++)
+    free(jobs[i].path);
+  free(jobs);
+}
+
 /* Reads "file<TAB>M[<TAB>anything]" lines; returns 0 or prints the error. The
  * manifest is read as every input is (base/io.h): a regular file of at most
  * 1 MiB, opened without blocking (a FIFO is refused, not waited on). */
@@ -651,14 +657,10 @@ static unsigned char *make_pool(sg_dtype dt) {
   return p;
 }
 
-int main(int argc, char **argv) {
-  options o = {NULL, NULL, 100, 100.0, 20.0, 60.0, 256.0, 16384, 1, 0, SGRT_BACKEND_AUTO};
-  job *jobs = NULL;
-  int njobs = 0, cap = 0;
-  const char **kernels = calloc((size_t)argc, sizeof *kernels);
-  int nkernels = 0;
-  if (!kernels)
-    return 3;
+/* Reads argv into o and kernels[] (the files named on the command line).
+ * Returns -1 to go on, else the exit status (0 after --help, 2 on bad usage). */
+static int parse_options(int argc, char **argv, options *o, const char **kernels,
+                         int *nkernels) {
   opt_parser p = {.argc = argc, .argv = argv, .i = 1};
   for (int id; (id = opt_next(&p, cli)) != OPT_END;) {
     const char *v = p.val;
@@ -667,7 +669,7 @@ int main(int argc, char **argv) {
     switch (id) {
     case OPT_ARG: /* "-" (this program reads no stdin) is an unknown option, as before */
       if (strcmp(v, "-") != 0) {
-        kernels[nkernels++] = v;
+        kernels[(*nkernels)++] = v;
         break;
       }
       /* fall through */
@@ -681,19 +683,19 @@ int main(int argc, char **argv) {
       usage(stdout);
       return 0;
     case O_NO_CHECK:
-      o.check = 0;
+      o->check = 0;
       break;
     case O_CSV:
-      o.csv = v;
+      o->csv = v;
       break;
     case O_MANIFEST:
-      o.manifest = v;
+      o->manifest = v;
       break;
     case O_BACKEND:
       if (strcmp(v, "cuda") == 0)
-        o.backend = SGRT_BACKEND_CUDA;
+        o->backend = SGRT_BACKEND_CUDA;
       else if (strcmp(v, "hip") == 0)
-        o.backend = SGRT_BACKEND_HIP;
+        o->backend = SGRT_BACKEND_HIP;
       else if (strcmp(v, "auto") != 0) {
         fprintf(stderr, "softgen-bench: unknown backend '%s'\n", v);
         return 2;
@@ -709,11 +711,11 @@ int main(int argc, char **argv) {
         return 2;
       }
       if (id == O_ITERS)
-        o.iters = (int)iv;
+        o->iters = (int)iv;
       else if (id == O_ROWS)
-        o.rows = iv;
+        o->rows = iv;
       else
-        o.device = (int)iv;
+        o->device = (int)iv;
       break;
     default: /* --warmup-ms, --batch-us, --l2-mb, --filler-mb: numbers */
       if (parse_pos_double(v, &dv)) {
@@ -721,29 +723,49 @@ int main(int argc, char **argv) {
         return 2;
       }
       if (id == O_WARMUP_MS)
-        o.warmup_ms = dv;
+        o->warmup_ms = dv;
       else if (id == O_BATCH_US)
-        o.batch_us = dv;
+        o->batch_us = dv;
       else if (id == O_L2_MB)
-        o.l2_mb = dv;
+        o->l2_mb = dv;
       else
-        o.filler_mb = dv;
+        o->filler_mb = dv;
     }
   }
-  for (int i = 0; i < nkernels; i++)
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  options o = {NULL, NULL, 100, 100.0, 20.0, 60.0, 256.0, 16384, 1, 0, SGRT_BACKEND_AUTO};
+  job *jobs = NULL;
+  int njobs = 0, cap = 0, rc = 0;
+  const char **kernels = calloc((size_t)argc, sizeof *kernels);
+  int nkernels = 0;
+  if (!kernels)
+    return 3;
+  if ((rc = parse_options(argc, argv, &o, kernels, &nkernels)) >= 0) {
+    free(kernels);
+    return rc;
+  }
+  rc = 0;
+  for (int i = 0; i < nkernels && !rc; i++)
     if (add_job(&jobs, &njobs, &cap, kernels[i], o.rows))
-      return 3;
+      rc = 3;
   free(kernels);
-  if (o.manifest && read_manifest(o.manifest, &jobs, &njobs, &cap))
-    return 2;
-  if (!njobs) {
+  if (!rc && o.manifest && read_manifest(o.manifest, &jobs, &njobs, &cap))
+    rc = 2;
+  if (!rc && !njobs) {
     usage(stderr);
-    return 2;
+    rc = 2;
   }
   FILE *csv = NULL;
-  if (o.csv && !(csv = fopen(o.csv, "w"))) {
+  if (!rc && o.csv && !(csv = fopen(o.csv, "w"))) {
     fprintf(stderr, "softgen-bench: cannot write '%s': %s\n", o.csv, strerror(errno));
-    return 2;
+    rc = 2;
+  }
+  if (rc) {
+    free_jobs(jobs, njobs);
+    return rc;
   }
 
   sg_diag d;
@@ -752,6 +774,9 @@ int main(int argc, char **argv) {
   sg_status st = sgrt_open(o.backend, o.device, &rt, &d);
   if (st) {
     fprintf(stderr, "softgen-bench: open: %s: %s\n", sg_status_name(st), d.message);
+    if (csv)
+      fclose(csv);
+    free_jobs(jobs, njobs);
     return 3;
   }
   const char *device = sgrt_device_name(rt);
@@ -761,7 +786,6 @@ int main(int argc, char **argv) {
          "set) sets, L2 assumed %g MB; batch when a launch < %g us; filler %g MB\n",
          o.iters, o.warmup_ms, o.l2_mb, o.batch_us, o.filler_mb);
 
-  int rc = 0;
   unsigned char *pools[SG_DTYPE_COUNT] = {0};
   unsigned char *staging = malloc(STAGING_BYTES);
   void *sa = NULL, *sb = NULL;
@@ -808,9 +832,7 @@ out:
     free(pools[t]);
   free(staging);
   free(res);
-  for (int i = 0; i < njobs; i++)
-    free(jobs[i].path);
-  free(jobs);
+  free_jobs(jobs, njobs);
   sgrt_close(rt);
   sg_diag wd;
   if (sgb_stdout_flush(&wd)) { /* the table is the result: losing it is a failure */
