@@ -133,7 +133,9 @@ typedef struct sg_meta {
   unsigned rows_per_block;
   unsigned smem;         /* static shared memory bytes */
   unsigned cluster;      /* blocks per cluster along x (1 = no cluster) */
-  unsigned vector_bytes; /* alignment each tensor base and row stride needs */
+  unsigned vector_bytes; /* alignment each tensor base and row stride needs: the
+                           kernel's vector, or an element for peeled rows (N no
+                           16-byte vector divides: each row aligns itself) */
   unsigned persistent;   /* 1: launch at most as many blocks as stay resident */
   unsigned dsmem;        /* dynamic shared memory bytes each block is launched with */
   int ntensors;

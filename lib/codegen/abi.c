@@ -26,7 +26,9 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
   m->rows_per_block = pl->rows_per_block;
   m->smem = pl->smem_bytes;
   m->cluster = pl->cluster;
-  m->vector_bytes = pl->vec_bytes;
+  /* the alignment a tensor's base and row stride need: a vector, or for
+   * peeled rows (which align each row themselves) an element */
+  m->vector_bytes = pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes;
   m->persistent = (unsigned)pl->prefetch;
   m->dsmem = pl->stage_bytes;
   m->ntensors = t->ntensors;

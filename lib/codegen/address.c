@@ -69,6 +69,187 @@ static LLVMValueRef inner_row_base(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRe
   return LLVMBuildAdd(cx->b, LLVMBuildMul(cx->b, o, a->stride[ti], ""), i, "row.base");
 }
 
+/* ---- peeled rows (plan->peel) ----
+ * A row's element 0 of tensor t sits at element e = address / size + row *
+ * stride; its shift h = e mod vec. Chunk c's columns become lane_col - h, so
+ * that every vector access of the first read tensor (and of any tensor whose
+ * row has the same h) is aligned. Columns outside [0, N), only in the head
+ * chunk and the chunks that can cross N (a->check), are masked per lane. */
+
+static LLVMValueRef i64c(sgc_ctx *cx, int64_t v) {
+  return LLVMConstInt(cx->i64, (unsigned long long)v, 1);
+}
+
+/* The tensor whose shift is the row's: the first read. */
+static int peel_anchor(sgc_ctx *cx) {
+  for (int i = 0; i < cx->t->nops; i++)
+    if (cx->t->ops[i].code == SGT_READ)
+      return cx->t->ops[i].tensor;
+  return 0;
+}
+
+/* h of tensor ti's row `row` (i64). */
+static LLVMValueRef row_shift(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row) {
+  LLVMBuilderRef b = cx->b;
+  unsigned es = sgc_elem_bytes(cx, ti), log2es = 0;
+  while ((1u << log2es) < es)
+    log2es++;
+  if (a->repeat[ti])
+    row = LLVMBuildURem(b, row, a->repeat[ti], "row.repeat");
+  LLVMValueRef e = LLVMBuildLShr(b, LLVMBuildPtrToInt(b, a->ptr[ti], cx->i64, ""),
+                                 i64c(cx, log2es), "");
+  e = LLVMBuildAdd(b, e, LLVMBuildMul(b, row, a->stride[ti], ""), "");
+  return LLVMBuildAnd(b, e, i64c(cx, cx->plan->vec - 1), "peel.h");
+}
+
+static LLVMValueRef clamp64(sgc_ctx *cx, LLVMValueRef v, int64_t lo, int64_t hi) {
+  LLVMBuilderRef b = cx->b;
+  v = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, v, i64c(cx, lo), ""), i64c(cx, lo), v, "");
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, v, i64c(cx, hi), ""), i64c(cx, hi), v, "");
+}
+
+/* The chunks' shifted columns and, for checked chunks, which lanes are in [0, N). */
+static void peel_columns(sgc_ctx *cx, sgc_addr *a) {
+  LLVMBuilderRef b = cx->b;
+  int64_t n = cx->plan->n, vec = cx->plan->vec;
+  LLVMValueRef lanes[SGC_MAX_VEC];
+  for (unsigned j = 0; j < (unsigned)vec; j++)
+    lanes[j] = LLVMConstInt(cx->i32, j, 0);
+  LLVMValueRef J = LLVMConstVector(lanes, (unsigned)vec);
+  for (unsigned c = 0; c < a->nchunks; c++) {
+    a->col[c] = LLVMBuildSub(b, a->lane_col[c], a->peel_h, "col");
+    a->col_valid[c] = a->col_full[c] = a->col_any[c] = NULL;
+    if (!a->check[c])
+      continue;
+    LLVMValueRef g = a->col_base ? LLVMBuildAdd(b, a->col_base, a->col[c], "") : a->col[c];
+    a->col_full[c] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, g, i64c(cx, 0), ""),
+                                  LLVMBuildICmp(b, LLVMIntSLE, g, i64c(cx, n - vec), ""), "col.full");
+    a->col_any[c] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, g, i64c(cx, n), ""),
+                                 LLVMBuildICmp(b, LLVMIntSGT, g, i64c(cx, -vec), ""), "col.any");
+    /* lane j is in the row when lo <= j < hi: lo = -g, hi = N - g, clamped to [0, vec] */
+    LLVMValueRef lo = clamp64(cx, LLVMBuildNeg(b, g, ""), 0, vec);
+    LLVMValueRef hi = clamp64(cx, LLVMBuildSub(b, i64c(cx, n), g, ""), 0, vec);
+    lo = sgc_splat(cx, LLVMBuildTrunc(b, lo, cx->i32, ""));
+    hi = sgc_splat(cx, LLVMBuildTrunc(b, hi, cx->i32, ""));
+    a->col_valid[c] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, J, lo, ""),
+                                   LLVMBuildICmp(b, LLVMIntSLT, J, hi, ""), "col.ok");
+  }
+}
+
+/* The row's shift (from the row loaded: row_clamped), which tensors share
+ * it, and the chunks' columns when they are known. */
+static void peel_row(sgc_ctx *cx, sgc_addr *a) {
+  int anchor = peel_anchor(cx);
+  a->peel_h = row_shift(cx, a, anchor, a->row_clamped);
+  for (int ti = 0; ti < cx->t->ntensors; ti++)
+    a->aligned[ti] = ti == anchor ? NULL
+                                  : LLVMBuildICmp(cx->b, LLVMIntEQ,
+                                                  row_shift(cx, a, ti, a->row_clamped), a->peel_h,
+                                                  "peel.same");
+  if (a->nchunks)
+    peel_columns(cx, a);
+}
+
+/* a and b (i1, either NULL: true). */
+static LLVMValueRef and_opt(sgc_ctx *cx, LLVMValueRef a, LLVMValueRef b) {
+  return !a ? b : !b ? a : LLVMBuildAnd(cx->b, a, b, "");
+}
+
+/* Tensor ti's element col + j of `row`, column clamped into the row where
+ * lane j is outside it (checked chunks). */
+static LLVMValueRef peel_element_ptr(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row,
+                                     unsigned c, unsigned j) {
+  LLVMValueRef col = LLVMBuildAdd(cx->b, a->col[c], i64c(cx, j), "");
+  if (a->col_valid[c]) { /* the row's column 0: -col_base in a cluster's tile */
+    LLVMValueRef ok = LLVMBuildExtractElement(cx->b, a->col_valid[c], LLVMConstInt(cx->i32, j, 0), "");
+    LLVMValueRef zero = a->col_base ? LLVMBuildNeg(cx->b, a->col_base, "") : i64c(cx, 0);
+    col = LLVMBuildSelect(cx->b, ok, col, zero, "");
+  }
+  return sgc_element_ptr(cx, a, ti, row, col);
+}
+
+static LLVMValueRef vector_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row,
+                                LLVMValueRef col) {
+  LLVMTypeRef vt = LLVMVectorType(sgc_elem_type(cx, ti), cx->plan->vec);
+  LLVMValueRef v = LLVMBuildLoad2(cx->b, vt, sgc_element_ptr(cx, a, ti, row, col), "x");
+  LLVMSetAlignment(v, cx->plan->vec * sgc_elem_bytes(cx, ti));
+  return v;
+}
+
+/* Chunk c of tensor ti: one vector load where the chunk lies in the row and
+ * the tensor shares its shift; else element by element where some lane is
+ * in the row (the others load the row's column 0, masked later); else 0. */
+static LLVMValueRef peel_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, unsigned c) {
+  LLVMBuilderRef b = cx->b;
+  LLVMValueRef fast = and_opt(cx, a->col_full[c], a->aligned[ti]);
+  if (!fast)
+    return vector_load(cx, a, ti, row, a->col[c]);
+  LLVMTypeRef et = sgc_elem_type(cx, ti), vt = LLVMVectorType(et, cx->plan->vec);
+  LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.vector");
+  LLVMBasicBlockRef parts = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.elements");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.join");
+  LLVMValueRef any = a->col_any[c] ? a->col_any[c] : LLVMConstInt(cx->i1, 1, 0);
+  LLVMBasicBlockRef none;
+  LLVMBuildCondBr(b, fast, whole, parts);
+  LLVMPositionBuilderAtEnd(b, whole);
+  LLVMValueRef v1 = vector_load(cx, a, ti, row, a->col[c]);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, parts);
+  /* no lane in the row: nothing loaded */
+  LLVMBasicBlockRef elems = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.some");
+  LLVMBuildCondBr(b, any, elems, join);
+  none = parts;
+  LLVMPositionBuilderAtEnd(b, elems);
+  LLVMValueRef v2 = LLVMGetPoison(vt);
+  for (unsigned j = 0; j < cx->plan->vec; j++) {
+    LLVMValueRef e = LLVMBuildLoad2(b, et, peel_element_ptr(cx, a, ti, row, c, j), "x.elem");
+    LLVMSetAlignment(e, sgc_elem_bytes(cx, ti));
+    v2 = LLVMBuildInsertElement(b, v2, e, LLVMConstInt(cx->i32, j, 0), "");
+  }
+  LLVMBasicBlockRef elems_end = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+  LLVMValueRef phi = LLVMBuildPhi(b, vt, "x.peel");
+  LLVMValueRef vals[3] = {v1, v2, LLVMConstNull(vt)};
+  LLVMBasicBlockRef bbs[3] = {whole, elems_end, none};
+  LLVMAddIncoming(phi, vals, bbs, 3);
+  return phi;
+}
+
+void sgc_peel_store(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c, LLVMValueRef x) {
+  LLVMBuilderRef b = cx->b;
+  unsigned es = sgc_elem_bytes(cx, ti);
+  LLVMValueRef fast = and_opt(cx, a->col_full[c], a->aligned[ti]);
+  LLVMBasicBlockRef join = NULL, parts = NULL;
+  if (fast) {
+    LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.vector");
+    parts = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.elements");
+    join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.join");
+    LLVMBuildCondBr(b, fast, whole, parts);
+    LLVMPositionBuilderAtEnd(b, whole);
+  }
+  LLVMValueRef s = LLVMBuildStore(b, x, sgc_element_ptr(cx, a, ti, a->row, a->col[c]));
+  LLVMSetAlignment(s, cx->plan->vec * es);
+  if (!fast)
+    return;
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, parts);
+  for (unsigned j = 0; j < cx->plan->vec; j++) {
+    LLVMValueRef lane = LLVMConstInt(cx->i32, j, 0);
+    LLVMBasicBlockRef into = NULL;
+    if (a->col_valid[c])
+      into = sgc_open_if(cx, LLVMBuildExtractElement(b, a->col_valid[c], lane, ""), "peel.lane");
+    LLVMValueRef e = LLVMBuildExtractElement(b, x, lane, "");
+    LLVMValueRef at = sgc_element_ptr(cx, a, ti, a->row,
+                                      LLVMBuildAdd(b, a->col[c], i64c(cx, j), ""));
+    LLVMSetAlignment(LLVMBuildStore(b, e, at), es);
+    if (into)
+      sgc_close_if(cx, into);
+  }
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+}
+
 void sgc_addr_set_row(sgc_ctx *cx, sgc_addr *a, LLVMValueRef row, LLVMValueRef last) {
   LLVMBuilderRef b = cx->b;
   a->row = row;
@@ -82,6 +263,8 @@ void sgc_addr_set_row(sgc_ctx *cx, sgc_addr *a, LLVMValueRef row, LLVMValueRef l
     a->row_base[1][ti] = a->row_clamped == a->row ? a->row_base[0][ti]
                                                   : inner_row_base(cx, a, ti, a->row_clamped);
   }
+  if (cx->plan->peel)
+    peel_row(cx, a);
 }
 
 LLVMValueRef sgc_element_ptr(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, LLVMValueRef col) {
@@ -108,7 +291,9 @@ LLVMValueRef sgc_clamped_col(sgc_ctx *cx, sgc_addr *a, unsigned c) {
 
 void sgc_load_row(sgc_ctx *cx, sgc_addr *a, const sgt_op *op, LLVMValueRef row, LLVMValueRef *raw) {
   LLVMTypeRef et = sgc_elem_type(cx, op->tensor);
-  for (unsigned c = 0; c < a->nchunks; c++) {
+  for (unsigned c = 0; cx->plan->peel && c < a->nchunks; c++)
+    raw[c] = peel_load(cx, a, op->tensor, row, c);
+  for (unsigned c = 0; !cx->plan->peel && c < a->nchunks; c++) {
     unsigned align = cx->plan->vec * sgc_elem_bytes(cx, op->tensor);
     LLVMValueRef at = sgc_element_ptr(cx, a, op->tensor, row, sgc_clamped_col(cx, a, c));
     LLVMValueRef v = LLVMBuildLoad2(cx->b, LLVMVectorType(et, cx->plan->vec), at, "x");
@@ -129,9 +314,20 @@ void sgc_chunk_columns(sgc_ctx *cx, sgc_addr *a, LLVMValueRef base, unsigned nch
     if (base)
       a->col[c] = LLVMBuildAdd(cx->b, base, a->col[c], "col");
     uint64_t end = (first + pl->threads_per_row) * pl->vec;
+    if (pl->peel) { /* checked: the head chunk, chunks that can cross N in the last
+                       workgroup of a cluster, every chunk of a tile at a run-time base */
+      int known = !base || LLVMIsAConstantInt(base);
+      uint64_t at = base && known ? LLVMConstIntGetZExtValue(base) : 0;
+      a->lane_col[c] = a->col[c];
+      a->check[c] = !known || (at == 0 && c == 0) ||
+                    (uint64_t)(pl->cluster - 1) * (uint64_t)pl->tile_n + at + end > (uint64_t)pl->n;
+      continue;
+    }
     LLVMValueRef n = LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0);
     a->col_valid[c] = end > limit ? LLVMBuildICmp(cx->b, LLVMIntULT, a->col[c], n, "col.ok") : NULL;
   }
+  if (pl->peel && a->peel_h)
+    peel_columns(cx, a);
 }
 
 LLVMValueRef sgc_chunk_offset32(sgc_ctx *cx, unsigned c) {

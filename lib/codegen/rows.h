@@ -26,7 +26,16 @@ typedef struct sgc_addr {
   LLVMValueRef row_base[2][SGT_MAX_TENSORS]; /* inner layout: o * stride + i of row, row_clamped */
   unsigned nchunks;                        /* chunks of the row (of the tile, for tiled rows) */
   LLVMValueRef col[SGC_MAX_CHUNKS];        /* per chunk: its first column (i64) */
-  LLVMValueRef col_valid[SGC_MAX_CHUNKS];  /* per chunk: col < N (i1), NULL when always */
+  LLVMValueRef col_valid[SGC_MAX_CHUNKS];  /* per chunk: col < N (i1), NULL when always;
+                                              peeled rows: per lane (<vec x i1>) */
+  /* Peeled rows (plan->peel): columns shifted by the row's h (sgc_addr_set_row). */
+  LLVMValueRef peel_h;                     /* the row's shift (i64, < vec); NULL before a row */
+  LLVMValueRef aligned[SGT_MAX_TENSORS];   /* the tensor's row has the same shift (i1); NULL
+                                              when always (the first read tensor) */
+  LLVMValueRef lane_col[SGC_MAX_CHUNKS];   /* per chunk: its first column before the shift */
+  int check[SGC_MAX_CHUNKS];               /* per chunk: it may hold columns outside [0, N) */
+  LLVMValueRef col_full[SGC_MAX_CHUNKS];   /* checked chunks: every lane in [0, N) (i1) */
+  LLVMValueRef col_any[SGC_MAX_CHUNKS];    /* checked chunks: some lane in [0, N) (i1) */
 } sgc_addr;
 
 /* The element type of tensor `tensor` in memory (f16, bf16, f32) and its size. */
@@ -58,6 +67,12 @@ LLVMValueRef sgc_chunk_offset32(sgc_ctx *cx, unsigned c);
 /* Address of element (row, col) of tensor ti (row mod R for a tensor whose
  * R rows repeat; the rows layout only). */
 LLVMValueRef sgc_element_ptr(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, LLVMValueRef col);
+
+/* Peeled rows: stores chunk c (x, in the tensor's type) of write tensor ti in
+ * this thread's row: one vector store where the chunk lies wholly in the row
+ * and the tensor shares the row's shift, else element by element (lanes
+ * outside [0, N) not stored). The caller skips chunks with no lane in the row. */
+void sgc_peel_store(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c, LLVMValueRef x);
 
 /* Column of chunk c, in bounds: a chunk past N reads column 0 instead. */
 LLVMValueRef sgc_clamped_col(sgc_ctx *cx, sgc_addr *a, unsigned c);

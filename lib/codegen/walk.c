@@ -263,7 +263,7 @@ void sgc_walk_write(sgc_walk *w, const sgt_op *op) {
   if (dead)
     dead = sgc_splat(cx, dead);
   for (unsigned c = 0; c < a->nchunks; c++) {
-    LLVMValueRef guard = a->col_valid[c];
+    LLVMValueRef guard = pl->peel ? a->col_any[c] : a->col_valid[c];
     if (pl->rows_per_block > 1)
       guard = guard ? LLVMBuildAnd(cx->b, guard, a->row_valid, "") : a->row_valid;
     LLVMValueRef x = v->is_row ? NULL : sgc_splat(cx, v->scalar);
@@ -281,9 +281,13 @@ void sgc_walk_write(sgc_walk *w, const sgt_op *op) {
       LLVMBuildCondBr(cx->b, guard, st, join);
       LLVMPositionBuilderAtEnd(cx->b, st);
     }
-    LLVMValueRef at = sgc_element_ptr(cx, a, op->tensor, a->row, a->col[c]);
-    LLVMValueRef s = LLVMBuildStore(cx->b, x, at);
-    LLVMSetAlignment(s, align);
+    if (pl->peel) {
+      sgc_peel_store(cx, a, op->tensor, c, x);
+    } else {
+      LLVMValueRef at = sgc_element_ptr(cx, a, op->tensor, a->row, a->col[c]);
+      LLVMValueRef s = LLVMBuildStore(cx->b, x, at);
+      LLVMSetAlignment(s, align);
+    }
     if (guard) {
       LLVMBuildBr(cx->b, join);
       LLVMPositionBuilderAtEnd(cx->b, join);

@@ -71,6 +71,11 @@ struct sg_plan {
                                chunks vectors per thread, re-read once per pass (long rows) */
   unsigned elems_per_thread;
   int masked;               /* the last chunk may cross N: columns past N are masked */
+  int peel;                 /* rows of any alignment in full vectors: each row's columns
+                               shifted by h = (its first element's address / element size)
+                               mod vec, so that every access is aligned; the row's partial
+                               head and tail vectors element by element (codegen/address.c).
+                               tile_n covers (n + 2 vec - 2) / vec vectors */
   unsigned nreductions;     /* reductions in the template */
   unsigned smem_slots;      /* reduction buffers (>= 2 so iterations need no extra barrier) */
   unsigned smem_bytes;

@@ -26,6 +26,21 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
   return vec;
 }
 
+/* Peeled rows: on the GPUs (target peel_rows), an N that the 16-byte vector
+ * does not divide is read in 16-byte vectors all the same, each row shifted
+ * to its own alignment with a partial head and tail vector, rather than in
+ * the widest vector dividing N (2-byte scalars for odd 16-bit N): on an H100
+ * the narrowed plans measured 0.47-0.66 of copy at odd 16-bit N of 1K-50K
+ * and 0.20-0.43 under 256 (issue 21's baseline; tools/bench/RESULTS.md "The
+ * user sweep"). Only the rows layout (the inner layout reads one element a
+ * thread) asks. Rows under PEEL_MIN_VECTORS vectors stay narrow: below one
+ * vector every access of a row would be partial (element by element), with no
+ * vector body (a first guess; the sweep's short rows measure it). */
+#define PEEL_MIN_VECTORS 2
+int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full) {
+  return pl->target->peel_rows && in->p->n >= (int64_t)PEEL_MIN_VECTORS * full;
+}
+
 /* ---- threads per row and block ---- */
 
 /* The threads per row a row of `vectors` vector accesses of `vec_bytes` gets
@@ -149,7 +164,8 @@ static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t ve
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
   const sgh_target *tg = pl->target;
   int64_t n = in->p->n;
-  int can = sgh_can_stage(tg), narrow = pl->vec * in->narrowest_read < 4;
+  /* staged copies are whole aligned vectors: not peeled rows */
+  int can = sgh_can_stage(tg) && !pl->peel, narrow = pl->vec * in->narrowest_read < 4;
   /* the most a workgroup would hold: the row over the largest portable
    * cluster that splits it evenly, else over the largest staged one */
   uint64_t vectors = (uint64_t)n / pl->vec;

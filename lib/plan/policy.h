@@ -24,7 +24,11 @@ unsigned sgp_policy_wave(const sg_plan *pl);
  * esize-byte elements that divides n. */
 unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n);
 
-/* Stage rows in shared memory? pl: target, arch and vec set. */
+/* Full vectors of `full` elements for a row they do not divide (plan->peel),
+ * rather than a narrower vector that divides N? pl: target and arch set. */
+int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full);
+
+/* Stage rows in shared memory? pl: target, arch, vec and peel set. */
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl);
 
 /* Workgroups per row (a cluster) for a row of `vectors` vector accesses, with

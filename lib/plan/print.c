@@ -31,6 +31,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  waves_per_row     %u\n", pl->waves_per_row);
   fprintf(f, "  vector            %u elements = %u bytes%s\n", pl->vec, pl->vec_bytes,
           a[pl->chosen.vec]);
+  if (pl->peel)
+    fprintf(f, "  peeled_rows       yes (rows of any alignment: each row's columns shifted to "
+            "its own vector boundary; its partial head and tail vectors element by element)"
+            "%s\n", a[1]);
   fprintf(f, "  chunks_per_thread %u\n", pl->chunks);
   if (pl->row_tiles > 1)
     fprintf(f, "  row_tiles         %u (the row in tiles of %u chunks: one pass over memory per "

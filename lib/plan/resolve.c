@@ -116,7 +116,8 @@ static sg_status resolve_pipeline(const sgp_input *in, sg_plan *pl, sg_diag *dia
                         "(template '%s' ends in another op)", sg_template_name(in->t));
     return SG_OK;
   }
-  pl->prefetch = pl->stage ? 0 : sgp_policy_prefetch(in, pl); /* staged: below, once online */
+  /* staged: below, once online; peeled rows shift per row, which prefetching does not */
+  pl->prefetch = pl->stage || pl->peel ? 0 : sgp_policy_prefetch(in, pl);
   pl->chosen.prefetch = 1;
   return SG_OK;
 }

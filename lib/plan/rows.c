@@ -61,9 +61,25 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
   } else {
     pl->vec = sgp_policy_vec(vlimit, esize, n);
     pl->chosen.vec = 1;
+    /* full vectors for any N (peeled rows), unless the constraints fix how
+     * the row splits (a tile of N), stage it or prefetch it */
+    const sg_constraints *c = in->c;
+    int n_given = (g->wg_n && g->wg_n->tile != SGP_FULL && g->wg_n->tile != n) ||
+                  (g->wv_n && g->wv_n->tile != SGP_FULL && g->wv_n->tile != n);
+    if (pl->vec < vlimit / esize && !n_given && c->staging != 2 && c->rows_in_flight != 2 &&
+        sgp_policy_peel(in, pl, vlimit / esize)) {
+      pl->vec = vlimit / esize;
+      pl->peel = 1;
+    }
   }
   pl->vec_bytes = pl->vec * esize;
   return SG_OK;
+}
+
+/* The vector accesses that cover a row: N / vec, or for peeled rows enough
+ * for any shift h < vec of the row's columns. */
+static uint64_t row_vectors(const sg_plan *pl) {
+  return pl->peel ? ((uint64_t)pl->n + 2 * pl->vec - 2) / pl->vec : (uint64_t)pl->n / pl->vec;
 }
 
 /* Staging: PipelineConstraint(staging) or the policy's. */
@@ -126,10 +142,14 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
       threads = (uint64_t)c->waves_per_block[0] * c->waves_per_block[1] *
                 c->waves_per_block[2] * (c->threads_per_wave ? c->threads_per_wave : 32);
     threads = sgp_pow2_floor(threads / rows ? threads / rows : 1);
-    pl->cluster = sgp_policy_cluster(in, pl, vectors, rows, threads);
+    /* peeled rows split evenly: their vectors rounded up (the extra ones masked) */
+    uint64_t even = pl->peel ? (vectors + tg->max_cluster - 1) / tg->max_cluster * tg->max_cluster
+                             : vectors;
+    pl->cluster = sgp_policy_cluster(in, pl, even, rows, threads);
     pl->chosen.cluster = 1;
   }
-  pl->tile_n = n / pl->cluster;
+  pl->tile_n = pl->peel ? (int64_t)((vectors + pl->cluster - 1) / pl->cluster * pl->vec)
+                        : n / pl->cluster;
   return SG_OK;
 }
 
@@ -271,7 +291,7 @@ static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_
   uint64_t per_pass = (uint64_t)T * pl->vec;
   pl->chunks = (unsigned)(((uint64_t)n + per_pass - 1) / per_pass);
   pl->elems_per_thread = pl->chunks * pl->vec;
-  pl->masked = (uint64_t)n % per_pass != 0;
+  pl->masked = pl->peel || (uint64_t)n % per_pass != 0;
   pl->row_tiles = 1;
   if (pl->stage && pl->chunks > SGP_STAGE_MAX_CHUNKS)
     return REJECT("a staged row of %lld columns per workgroup needs %u vector accesses per "
@@ -327,7 +347,7 @@ sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   sg_status st;
   if ((st = sgp_resolve_wave(c, pl, diag)) || (st = resolve_vector(in, &g, pl, diag)) ||
       (st = sgp_check_rows_tile(g.wg_m, g.M, diag)) || (st = resolve_staging(in, pl, diag)) ||
-      (st = resolve_cluster(in, &g, pl, (uint64_t)in->p->n / pl->vec, diag)) ||
+      (st = resolve_cluster(in, &g, pl, row_vectors(pl), diag)) ||
       (st = resolve_threads(in, &g, pl, &T, &waves, &t_from, diag)) ||
       (st = resolve_block(in, &g, pl, T, waves, t_from, diag)))
     return st;

@@ -29,6 +29,10 @@ typedef struct sgh_target {
    * over memory per reduction plus one for the writes (plan->row_tiles > 1);
    * 0: such rows need clusters or are rejected. */
   int stream_long_rows;
+  /* 1: rows whose N no full vector divides are still read in full vectors,
+   * each row's columns shifted to its own alignment (plan->peel); 0: the
+   * vector narrows until it divides N. */
+  int peel_rows;
   /* Called once, before the table is first used (NULL: nothing to do): the host
    * target reads its triple and this CPU's vector width here. */
   void (*probe)(void);

@@ -49,8 +49,9 @@ that is not (a numpy array, a view at an odd offset such as x[1:] of a flat
 buffer) goes through an aligned copy: numpy arrays and CPU tensors on the host
 (cache_info()["host_copies"]), torch CUDA tensors and CuPy arrays on the GPU on
 the launch's stream (cache_info()["device_copies"]; outputs are copied back).
-Other __cuda_array_interface__ arrays raise ArgumentError. The GPU copy is an
-interim: kernels that take any alignment at full speed are planned.
+Other __cuda_array_interface__ arrays raise ArgumentError. GPU kernels whose N the
+16-byte vector does not divide take any element-aligned view in place (vector_bytes
+is the element size: each row aligns itself).
 """
 # The modules, top to bottom: each imports only modules below it (no cycle). The
 # middle column lists all a module imports from the package; test/Python/

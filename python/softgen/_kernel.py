@@ -287,9 +287,9 @@ class Kernel:
         handle = None if host else _stream_handle(stream, inputs[0], device)
         n = len(arrays)
         # arrays the kernel cannot take in place (alignment) go through aligned
-        # copies: host arrays, and torch / CuPy GPU arrays (an interim: kernels
-        # that take any alignment are planned); others reach the runtime, which
-        # says why it refuses them
+        # copies: host arrays, and torch / CuPy GPU arrays (peeled-row kernels ask
+        # an element's alignment, so none); others reach the runtime, which says
+        # why it refuses them
         copy = [i for i, (_, a) in enumerate(arrays) if described[i].rows and
                 not self._aligned(described[i], i) and (host or _is_torch(a) or _is_cupy(a))]
         keep, back, diag = [], [], _rt.Diag()  # keep: the copies the launch reads
