@@ -122,17 +122,29 @@ static void peel_columns(sgc_ctx *cx, sgc_addr *a) {
     if (!a->check[c])
       continue;
     LLVMValueRef g = a->col_base ? LLVMBuildAdd(b, a->col_base, a->col[c], "") : a->col[c];
-    a->col_full[c] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, g, i64c(cx, 0), ""),
-                                  LLVMBuildICmp(b, LLVMIntSLE, g, i64c(cx, n - vec), ""), "col.full");
-    a->col_any[c] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, g, i64c(cx, n), ""),
-                                 LLVMBuildICmp(b, LLVMIntSGT, g, i64c(cx, -vec), ""), "col.any");
+    LLVMValueRef full = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, g, i64c(cx, 0), ""),
+                                     LLVMBuildICmp(b, LLVMIntSLE, g, i64c(cx, n - vec), ""), "");
+    LLVMValueRef any = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, g, i64c(cx, n), ""),
+                                    LLVMBuildICmp(b, LLVMIntSGT, g, i64c(cx, -vec), ""), "");
+    if (a->own[c]) {
+      full = LLVMBuildAnd(b, full, a->own[c], "");
+      any = LLVMBuildAnd(b, any, a->own[c], "");
+    }
+    LLVMSetValueName2(full, "col.full", 8);
+    LLVMSetValueName2(any, "col.any", 7);
+    a->col_full[c] = full;
+    a->col_any[c] = any;
     /* lane j is in the row when lo <= j < hi: lo = -g, hi = N - g, clamped to [0, vec] */
     LLVMValueRef lo = clamp64(cx, LLVMBuildNeg(b, g, ""), 0, vec);
     LLVMValueRef hi = clamp64(cx, LLVMBuildSub(b, i64c(cx, n), g, ""), 0, vec);
     lo = sgc_splat(cx, LLVMBuildTrunc(b, lo, cx->i32, ""));
     hi = sgc_splat(cx, LLVMBuildTrunc(b, hi, cx->i32, ""));
-    a->col_valid[c] = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, J, lo, ""),
-                                   LLVMBuildICmp(b, LLVMIntSLT, J, hi, ""), "col.ok");
+    LLVMValueRef ok = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, J, lo, ""),
+                                   LLVMBuildICmp(b, LLVMIntSLT, J, hi, ""), "");
+    if (a->own[c])
+      ok = LLVMBuildAnd(b, ok, sgc_splat(cx, a->own[c]), "");
+    LLVMSetValueName2(ok, "col.ok", 6);
+    a->col_valid[c] = ok;
   }
 }
 
@@ -319,7 +331,13 @@ void sgc_chunk_columns(sgc_ctx *cx, sgc_addr *a, LLVMValueRef base, unsigned nch
       int known = !base || LLVMIsAConstantInt(base);
       uint64_t at = base && known ? LLVMConstIntGetZExtValue(base) : 0;
       a->lane_col[c] = a->col[c];
-      a->check[c] = !known || (at == 0 && c == 0) ||
+      /* past the workgroup's tile (unshifted: whole chunks) the columns are the
+       * next workgroup's in a cluster, past the row's end otherwise */
+      a->own[c] = end > limit ? LLVMBuildICmp(cx->b, LLVMIntULT, a->col[c],
+                                              LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0),
+                                              "col.own")
+                              : NULL;
+      a->check[c] = !known || (at == 0 && c == 0) || a->own[c] ||
                     (uint64_t)(pl->cluster - 1) * (uint64_t)pl->tile_n + at + end > (uint64_t)pl->n;
       continue;
     }

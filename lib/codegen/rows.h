@@ -34,6 +34,8 @@ typedef struct sgc_addr {
                                               when always (the first read tensor) */
   LLVMValueRef lane_col[SGC_MAX_CHUNKS];   /* per chunk: its first column before the shift */
   int check[SGC_MAX_CHUNKS];               /* per chunk: it may hold columns outside [0, N) */
+  LLVMValueRef own[SGC_MAX_CHUNKS];        /* per chunk: lane_col < tile_n, its columns this
+                                              workgroup's (i1); NULL when always */
   LLVMValueRef col_full[SGC_MAX_CHUNKS];   /* checked chunks: every lane in [0, N) (i1) */
   LLVMValueRef col_any[SGC_MAX_CHUNKS];    /* checked chunks: some lane in [0, N) (i1) */
 } sgc_addr;
