@@ -26,19 +26,22 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
   return vec;
 }
 
-/* Peeled rows: on the GPUs (target peel_rows), an N that the 16-byte vector
- * does not divide is read in 16-byte vectors all the same, each row shifted
- * to its own alignment with a partial head and tail vector, rather than in
- * the widest vector dividing N (2-byte scalars for odd 16-bit N): on an H100
- * the narrowed plans measured 0.47-0.66 of copy at odd 16-bit N of 1K-50K
- * and 0.20-0.43 under 256 (issue 21's baseline; tools/bench/RESULTS.md "The
- * user sweep"). Only the rows layout (the inner layout reads one element a
- * thread) asks. Rows under PEEL_MIN_VECTORS vectors stay narrow: below one
- * vector every access of a row would be partial (element by element), with no
- * vector body (a first guess; the sweep's short rows measure it). */
-#define PEEL_MIN_VECTORS 2
-int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full) {
-  return pl->target->peel_rows && in->p->n >= (int64_t)PEEL_MIN_VECTORS * full;
+/* Peeled rows: on the GPUs (target peel_rows), an odd N (one element the
+ * widest vector dividing it) of at least PEEL_MIN_VECTORS full vectors is read
+ * in 16-byte vectors all the same, each row shifted to its own alignment with
+ * its partial head and tail vectors element by element. Measured on an H100
+ * (tools/bench/RESULTS.md "Peeled rows"), kernel alone against the copy,
+ * 16-bit: odd N of 71-2337 at large M from 0.32-0.77 to 0.54-1.02, f32 odd N
+ * from 0.63-0.84 to 0.99-1.16; but where N allows 2 or 4 elements a vector
+ * the narrow plans were faster (f16 3586 at M = 25068: 1.23 narrow, 0.97
+ * peeled; 84 at M = 11.7M: 1.07, 0.65), as were rows under 8 vectors (f16
+ * 31: 0.67, 0.48) and every latency-bound shape (M x N under the copy's 4 us:
+ * 0.6-1.0 narrow, 0.4-0.6 peeled): the element-by-element head and tail cost
+ * a row more than the wide body saves there. Only the rows layout asks (the
+ * inner layout reads one element a thread). */
+#define PEEL_MIN_VECTORS 8
+int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsigned narrow) {
+  return pl->target->peel_rows && narrow == 1 && in->p->n >= (int64_t)PEEL_MIN_VECTORS * full;
 }
 
 /* ---- threads per row and block ---- */

@@ -25,8 +25,9 @@ unsigned sgp_policy_wave(const sg_plan *pl);
 unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n);
 
 /* Full vectors of `full` elements for a row they do not divide (plan->peel),
- * rather than a narrower vector that divides N? pl: target and arch set. */
-int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full);
+ * rather than the `narrow` elements (the widest vector dividing N)? pl: target
+ * and arch set. */
+int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsigned narrow);
 
 /* Stage rows in shared memory? pl: target, arch, vec and peel set. */
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl);

@@ -62,12 +62,13 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
     pl->vec = sgp_policy_vec(vlimit, esize, n);
     pl->chosen.vec = 1;
     /* full vectors for any N (peeled rows), unless the constraints fix how
-     * the row splits (a tile of N), stage it or prefetch it */
+     * the row splits (a tile of N: so far never for the odd N the policy
+     * peels, which no power-of-two split divides), stage it or prefetch it */
     const sg_constraints *c = in->c;
     int n_given = (g->wg_n && g->wg_n->tile != SGP_FULL && g->wg_n->tile != n) ||
                   (g->wv_n && g->wv_n->tile != SGP_FULL && g->wv_n->tile != n);
     if (pl->vec < vlimit / esize && !n_given && c->staging != 2 && c->rows_in_flight != 2 &&
-        sgp_policy_peel(in, pl, vlimit / esize)) {
+        sgp_policy_peel(in, pl, vlimit / esize, pl->vec)) {
       pl->vec = vlimit / esize;
       pl->peel = 1;
     }
