@@ -30,7 +30,7 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
  * widest vector dividing it) of at least PEEL_MIN_VECTORS full vectors is read
  * in 16-byte vectors all the same, each row shifted to its own alignment with
  * its partial head and tail vectors element by element. Measured on an H100
- * (tools/bench/RESULTS.md "Peeled rows"), kernel alone against the copy,
+ * (tools/bench/RESULTS.md "Second change: peeled rows"), kernel alone against the copy,
  * 16-bit: odd N of 71-2337 at large M from 0.32-0.77 to 0.54-1.02, f32 odd N
  * from 0.63-0.84 to 0.99-1.16; but where N allows 2 or 4 elements a vector
  * the narrow plans were faster (f16 3586 at M = 25068: 1.23 narrow, 0.97
