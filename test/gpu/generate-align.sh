@@ -37,7 +37,9 @@ max_bytes=${ALIGN_MAX_BYTES:-$((20 << 20))}
 # aligned path) for comparison.
 ns_align="1 7 31 33 97 127 129 1000 1023 1025 4095 4097 8191 8193 16383 32769 50257 100003"
 templates=""
-for f in "$here"/../../kernels-templates/*.sgt; do templates="$templates $(basename "$f" .sgt)"; done
+for f in "$here"/../../kernels-templates/*.sgt; do
+  templates="$templates $(basename "$f" .sgt)"
+done
 templates=${templates# }
 [ -n "$templates" ] || { echo "generate-align.sh: no templates in kernels-templates/" >&2; exit 2; }
 
@@ -90,8 +92,8 @@ if [ "$bytes" -gt "$max_bytes" ]; then
     [ "$(total)" -gt "$max_bytes" ] || break
     while IFS=$'\t' read -r f tpl dt _; do
       rm -f "$dir/$f"
-      printf 'dropped %s (template %s, dtype %s, N=%s, set align): dropped for size (align/ over %s bytes)\n' \
-        "${f%.cubin}" "$tpl" "$dt" "$n" "$max_bytes" >>"$dir/rejected.txt"
+      printf 'dropped %s (template %s, dtype %s, N=%s, set align): %s\n' "${f%.cubin}" "$tpl" \
+        "$dt" "$n" "dropped for size (align/ over $max_bytes bytes)" >>"$dir/rejected.txt"
       dropped=$((dropped + 1))
     done < <(awk -F'\t' -v n="$n" '$2 != "softmax" && $4 == n' "$dir/manifest.tsv")
     awk -F'\t' -v n="$n" '!($2 != "softmax" && $4 == n)' "$dir/manifest.tsv" >"$tmp/m" &&
@@ -102,9 +104,14 @@ fi
 
 count=$(wc -l <"$dir/manifest.tsv")
 {
-  echo "align: $count objects in align/ ($bytes bytes of .cubin; $(wc -l <"$dir/rejected.txt") rejected or dropped), every template x f16, bf16, f32, automatic plan, N = $ns_align"
+  echo "align: $count objects in align/ ($bytes bytes of .cubin;" \
+    "$(wc -l <"$dir/rejected.txt") rejected or dropped), every template x f16, bf16, f32," \
+    "automatic plan, N = $ns_align"
   echo "templates: $templates"
-  [ "$dropped" = 0 ] || echo "dropped for size: $dropped objects (largest N of the non-softmax templates; see rejected.txt)"
+  if [ "$dropped" != 0 ]; then
+    echo "dropped for size: $dropped objects (largest N of the non-softmax templates;" \
+      "see rejected.txt)"
+  fi
 } >"$dir/info.txt"
 echo "generate-align.sh: $count code objects in $dir ($((bytes / 1024)) KiB;" \
   "$(wc -l <"$dir/rejected.txt") rejected or dropped, see align/rejected.txt)"
