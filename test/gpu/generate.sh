@@ -20,6 +20,9 @@
 # set "inner": <template>_<dtype>_n<N>_inner.cubin (suite.py launches them on
 # [outer, N, inner] tensors with dim=1; torch_api.py preloads them for softgen.softmax
 # over a dim other than the last).
+# The alignment matrix (issue 21; test/gpu/alignment.py): every template x dtype at odd, prime
+# and 2^k +- 1 N, automatic plan, in OUT_DIR/align/ with its own manifest.tsv (set "align"):
+# test/gpu/generate-align.sh, run at the end; its rejections are appended to rejected.txt.
 set -euo pipefail
 build=${1:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]} out=${2:?usage: generate.sh BUILD_DIR OUT_DIR [ARCH]}
 arch=${3:-sm_90}
@@ -215,6 +218,14 @@ export -f vjob
 tr '\n' '\0' <"$vjobs" | xargs -0 -P "$jobs_n" -n 1 bash -c 'vjob "$1"' _
 [ -f "$tmp/variants.rej" ] && cat "$tmp/variants.rej" "$tmp/variants.err" >>"$out/rejected.txt"
 
+# Issue 21's alignment matrix (OUT_DIR/align/, its own manifest; suite.py does not read it)
+if SOFTGEN_GEN_JOBS=${SOFTGEN_GEN_JOBS:-$jobs_n} "$here/generate-align.sh" "$build" "$out" "$arch"; then
+  cat "$out/align/rejected.txt" >>"$out/rejected.txt"
+else
+  echo "generate.sh: generate-align.sh failed" >&2
+  missing=1
+fi
+
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ "$commit" != unknown ] && [ -n "$(git -C "$here" status --porcelain -- lib include tools kernels-templates 2>/dev/null)" ]; then
   commit="$commit+dirty"
@@ -232,6 +243,7 @@ fi
     echo "$t (auto plan only): $(for dt in f16 bf16 f32; do printf '%s N =%s; ' "$dt" "${tns[$t:$dt]}"; done)"
   done
   echo "inner layout (every template and dtype, set inner): N = $ns_inner"
+  if [ -f "$out/align/info.txt" ]; then head -1 "$out/align/info.txt"; fi
 } >"$out/info.txt"
 echo "generated $(wc -l <"$out/manifest.tsv") code objects in $out" \
   "($(wc -l <"$out/rejected.txt") rejected, see rejected.txt); largest f32 N: $largest_f32"

@@ -12,12 +12,17 @@
 #               4096 (softgen-run has a softmax reference only: suite.py checks the others);
 #               inner-layout objects (set inner) on [M / I, N, I] tensors, I = min(M, 128)
 #   5 suite     test/gpu/suite.py (PyTorch, through the Python binding)
-#   6 sanitizer compute-sanitizer memcheck (with leak check), racecheck, synccheck and
-#               initcheck on one kernel per path, softgen-run --check --rows 300 (64 from N = 2^17)
-# Produces in OUTDIR (6 files): RESULTS.md (commit it as test/gpu/RESULTS.md), run.log,
-# check.log, suite.log, suite.md, sanitizer.log; a summary table printed last.
-# The whole run keeps within $SOFTGEN_GPU_DEADLINE seconds (default 540): later stages get
-# what is left and record SKIPPED (a failure) when nothing is. Exit status 0 iff all passed.
+#   6 align     test/gpu/alignment.py: the objects of align/ (every template and dtype at odd N)
+#               on views at every element offset and odd row strides (issue 21); at most
+#               $SOFTGEN_GPU_ALIGN_SECONDS (default 150) of starting objects
+#   7 sanitizer compute-sanitizer memcheck (with leak check), racecheck, synccheck and
+#               initcheck on one kernel per path, softgen-run --check --rows 300 (64 from N = 2^17);
+#               the align/ kernels through alignment.py --sanitize (misaligned views; softgen-run
+#               has no offsets)
+# Produces in OUTDIR (8 files): RESULTS.md (commit it as test/gpu/RESULTS.md), run.log,
+# check.log, suite.log, suite.md, align.log, align.md, sanitizer.log; a summary table printed
+# last. The whole run keeps within $SOFTGEN_GPU_DEADLINE seconds (default 540): later stages
+# get what is left and record SKIPPED (a failure) when nothing is. Exit status 0 iff all passed.
 set -uo pipefail
 out=${1:?usage: test/gpu/run.sh OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -26,12 +31,16 @@ cd "$root" || exit 2
 objs=$(cd "${SOFTGEN_GPU_OBJECTS:-.gpu/objects}" 2>/dev/null && pwd) || objs=""
 rt=${SOFTGEN_RT_BUILD:-/tmp/sgrt}
 deadline=${SOFTGEN_GPU_DEADLINE:-540}
+# The align stage's share (alignment.py --max-seconds; 0: no align stage, nor its sanitizer
+# kernels) and the sanitizer stage's (its align kernels start python: 60 s more)
+align_secs=${SOFTGEN_GPU_ALIGN_SECONDS:-150}
+san_secs=$([ "$align_secs" = 0 ] && echo 150 || echo 210)
 jobs_n=$(nproc 2>/dev/null || echo 4)
 t_start=$(date +%s)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -f "$out"/RESULTS.md "$out"/run.log "$out"/check.log "$out"/suite.log "$out"/suite.md \
-  "$out"/sanitizer.log
+  "$out"/align.log "$out"/align.md "$out"/sanitizer.log
 log="$out/run.log"
 
 say() { printf '%s\n' "$*" | tee -a "$log"; }
@@ -79,8 +88,9 @@ write_results() { # RESULTS.md, rewritten after every stage so a cut-off run lea
       echo
     fi
     if [ -f "$out/suite.md" ]; then cat "$out/suite.md"; echo; fi
+    if [ -f "$out/align.md" ]; then cat "$out/align.md"; echo; fi
     if [ -n "$sanitizer_table" ]; then
-      echo "### compute-sanitizer (softgen-run --check --rows 300; 64 from N = 2^17)"
+      echo "### compute-sanitizer (softgen-run --check --rows 300; 64 from N = 2^17; align/: alignment.py --sanitize)"
       echo
       echo "$sanitizer_table"
       echo
@@ -256,7 +266,7 @@ chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
   echo $? >"$l.rc"
 }
 export -f chk
-export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 240))
+export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 90 - align_secs - san_secs))
 # M = 4096, or fewer rows where 4096 rows exceed 2^23 elements (the float64 CPU
 # reference of softgen-run is single-threaded; the suite covers large M)
 awk -F'\t' '$2 == "softmax" { print $1 "\t" $4 "\t" $5 }' "$objs/manifest.tsv" | while read -r f n s; do
@@ -312,7 +322,7 @@ record check "$r" "softgen-run --check, M=1 and 4096 (fewer where M*N > 2^23): $
 
 # ---- 5 suite.py ------------------------------------------------------------------------
 t=$(date +%s)
-budget=$(($(left) - 150))            # keep ~150 s for the sanitizer stage
+budget=$(($(left) - san_secs - align_secs))  # keep the align and sanitizer stages' shares
 [ "$budget" -gt 300 ] && budget=300
 if [ "$budget" -lt 30 ]; then
   record suite FAIL "SKIPPED: only $(left) s left" 0
@@ -329,7 +339,30 @@ else
   record suite "$r" "$line" $(($(date +%s) - t))
 fi
 
-# ---- 6 compute-sanitizer -------------------------------------------------------------
+# ---- 6 alignment.py -------------------------------------------------------------------
+t=$(date +%s)
+budget=$(($(left) - san_secs))
+[ "$budget" -gt "$align_secs" ] && budget=$align_secs
+if [ "$align_secs" = 0 ]; then
+  record align SKIPPED "SOFTGEN_GPU_ALIGN_SECONDS=0: alignment.py not run" 0
+elif [ ! -f "$objs/align/manifest.tsv" ]; then
+  record align FAIL "no align/manifest.tsv in the objects: regenerate them (test/gpu/generate.sh)" 0
+elif [ "$budget" -lt 30 ]; then
+  record align FAIL "SKIPPED: only $(left) s left" 0
+else
+  timeout $((budget + 60)) python3 test/gpu/alignment.py "$objs" "$out" --max-seconds "$budget" \
+    >"$tmp/align.out" 2>&1
+  rc=$?
+  cat "$tmp/align.out" >>"$log"
+  tail -n 30 "$tmp/align.out"
+  line=$(grep '^alignment.py: .* cases passed' "$tmp/align.out" | tail -1 | sed 's/^alignment.py: //')
+  if [ $rc = 0 ]; then r=PASS; else r=FAIL; fi
+  [ $rc = 124 ] && line="timed out after $((budget + 60)) s; $line"
+  [ -n "$line" ] || line="exit $rc: $(tail -1 "$tmp/align.out")"
+  record align "$r" "$line" $(($(date +%s) - t))
+fi
+
+# ---- 7 compute-sanitizer -------------------------------------------------------------
 t=$(date +%s)
 san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 largest=$(awk -F'\t' '$2 == "softmax" && $3 == "f32" && $5 == "auto" && $1 ~ /\.cubin$/ { print $4 }' "$objs/manifest.tsv" | sort -n | tail -1)
@@ -352,7 +385,14 @@ san_objs=(
   "variants/causal_softmax_f32_f32_n131072.cubin:causal, staged over a cluster, wholly masked chunks skipped"
   "softmax_f16_n4097_inner.cubin:inner layout (--inner 3), tiled rows, online pass"
   "softmax_backward_f32_n33_inner.cubin:inner layout (--inner 3), two inputs, rows in registers"
+  "align/softmax_f16_n1025_align.cubin:views at element offsets 1 and 7, strides N+1, output at another offset (alignment.py --sanitize)"
+  "align/softmax_f16_n7_align.cubin:short odd rows at element offsets 1 and 7, strides N+1 (alignment.py --sanitize)"
+  "align/log_softmax_backward_bf16_n4097_align.cubin:two inputs at different offsets, strides N+1 (alignment.py --sanitize)"
+  "align/masked_softmax_f32_n1023_align.cubin:mask of 3 rows at another offset than x, strides N+1 (alignment.py --sanitize)"
 )
+if [ "$align_secs" = 0 ]; then # the align stage is off: its sanitizer kernels too
+  mapfile -t san_objs < <(printf '%s\n' "${san_objs[@]}" | grep -v '^align/')
+fi
 tools="memcheck racecheck synccheck initcheck"
 if [ -z "$san" ]; then
   record sanitizer FAIL "compute-sanitizer not found (PATH, /usr/local/cuda*/bin)" 0
@@ -374,6 +414,12 @@ else
     esac
     local rows=300 # 64 for rows of 2^17 and more (racecheck's time grows with them)
     case "$(basename "$1")" in *_n131072*|*_n262144*|*_n524288*) rows=64 ;; esac
+    if [[ "$1" == */align/* ]]; then # views at element offsets: softgen-run has none
+      timeout "$left" "$SANITIZER" --tool "$2" ${extra[@]+"${extra[@]}"} --error-exitcode 97 \
+        python3 test/gpu/alignment.py --sanitize "$1" >"$l.log" 2>&1
+      echo $? >"$l.rc"
+      return
+    fi
     timeout "$left" "$SANITIZER" --tool "$2" ${extra[@]+"${extra[@]}"} --error-exitcode 97 \
       "$SGRUN" ${scalars[@]+"${scalars[@]}"} --check --rows "$rows" --inner 3 "$1" >"$l.log" 2>&1
     echo $? >"$l.rc"
