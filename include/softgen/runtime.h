@@ -211,6 +211,13 @@ SG_API sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t r
                                       uint64_t few_resident, sgrt_geometry *out,
                                       sg_diag *diag);
 
+/* The launch sgrt_kernel_launch makes of kernel k over `rows` rows on its
+ * device: sgrt_launch_geometry with the device's counts of resident blocks
+ * (out->few: the few-rows variant is the entry launched). For tools that say
+ * what they launch. SG_ERR_INVALID_ARGUMENT for a null k or out, or M < 0. */
+SG_API sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry *out,
+                                      sg_diag *diag);
+
 /* Device memory and synchronisation helpers, for tools and tests. */
 SG_API sg_status sgrt_mem_alloc(sgrt_runtime *rt, size_t bytes, void **dptr, sg_diag *diag);
 SG_API void sgrt_mem_free(sgrt_runtime *rt, void *dptr);

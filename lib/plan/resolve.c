@@ -258,9 +258,10 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
  * one: the same template and problem resolved again with the policy's split
  * fixed as given constraints would fix it (WorkgroupConstraint(N, N / split),
  * WorkgroupConstraint(M, 1), its waves a block unless given, rows_in_flight 1,
- * staging where the split needs it), so that the one resolver plans both. A variant that does not resolve,
- * or would need other vectors than pl's (the launch checks alignment against
- * pl's), is left out: pl alone computes every M. */
+ * staging where the split needs it), so that the one resolver plans both. A
+ * variant that does not resolve, or would need other vectors than pl's (the
+ * launch checks alignment against pl's), is left out: pl alone computes every
+ * M. */
 static void resolve_few(const sgp_input *in, sg_plan *pl) {
   sgp_few f;
   if (!sgp_policy_few_rows(in, pl, &f) || in->c->nworkgroup + 2 > SGP_MAX_DIMS)
@@ -288,6 +289,7 @@ static void resolve_few(const sgp_input *in, sg_plan *pl) {
   }
   /* what the few-rows policy fixed is its choice, not a constraint's */
   v->chosen.cluster = v->chosen.rows = v->chosen.prefetch = 1;
+  v->chosen.waves |= !in->c->waves_per_block[0];
   v->chosen.stage |= f.staged && !in->c->staging;
   v->chosen.online |= !in->c->online;
   v->max_rows = f.max_rows;

@@ -645,6 +645,20 @@ sg_status sgrt_kernel_check_views(const sgrt_kernel *k, const sgrt_tensor *tenso
   return check_tensors(&k->meta, tensors, ntensors, 0, diag);
 }
 
+sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry *out,
+                               sg_diag *diag) {
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_geometry: null kernel");
+  /* a persistent kernel is capped at the blocks the device keeps resident,
+   * which only the driver knows (the variant's count was asked at load) */
+  const sg_meta *m = &k->meta;
+  uint64_t resident = 0;
+  if (m->persistent && rows > 0 && k->rt->ops->resident_blocks)
+    resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem,
+                                           m->cluster ? m->cluster : 1);
+  return sgrt_launch_geometry(m, rows, resident, k->few_resident, out, diag);
+}
+
 sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                              void *stream, sg_diag *diag) {
   return sgrt_kernel_launch_ex(k, tensors, ntensors, NULL, 0, stream, diag);
@@ -694,14 +708,8 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
       values[i] = rows;
     params[i] = &values[i];
   }
-  /* the grid (geometry.c); a persistent kernel is capped at the blocks the
-   * device keeps resident, which only the driver knows */
-  uint64_t resident = 0;
-  if (m->persistent && k->rt->ops->resident_blocks)
-    resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem,
-                                           m->cluster ? m->cluster : 1);
   sgrt_geometry g;
-  if ((st = sgrt_launch_geometry(m, rows, resident, k->few_resident, &g, diag)))
+  if ((st = sgrt_kernel_geometry(k, rows, &g, diag)))
     return st;
   rt_launch l = {g.few ? k->few_function : k->function, (unsigned)g.grid, g.block, g.cluster,
                  g.dsmem, stream, params};

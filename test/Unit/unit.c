@@ -535,8 +535,9 @@ static void test_meta_variant(void) {
   m.few.dsmem = 117248;
   m.few.max_rows = 8;
   sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
-  check(st == SG_OK && strstr(text, "\nvariant few kernel softgen_softmax_f16_n8192_few block 32 "
-                                    "rows_per_block 1 smem 160 cluster 16 dsmem 117248 max_rows 8\n"),
+  check(st == SG_OK &&
+            strstr(text, "\nvariant few kernel softgen_softmax_f16_n8192_few block 32 "
+                         "rows_per_block 1 smem 160 cluster 16 dsmem 117248 max_rows 8\n"),
         "meta variant: format writes one variant line");
   memset(&back, 0x5a, sizeof back);
   st = sg_meta_parse(text, len, &back, &d);
