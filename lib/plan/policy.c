@@ -303,10 +303,12 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
  * passed those of one (test/gpu/RESULTS.md, "Issue 10"); else the largest
  * even split up to the portable cluster. A variant only where its split is
  * larger than the plan's. Its threads: a wave for each FEW_ROWS_ACCESSES x
- * wave vectors of a block's share (up to a block's limit): a block alone on
+ * wave vectors of a block's share, up to STAGE_MAX_THREADS: a block alone on
  * its multiprocessor has only its own warps to overlap its loads, exps and
  * stores with, so more threads with fewer accesses each than
- * STAGE_ACCESSES / ROW_ACCESSES give. max_rows = FEW_ROWS_BLOCKS / split: the rows whose
+ * STAGE_ACCESSES / ROW_ACCESSES give; not 1024 (64 registers a thread: the
+ * f16 and f32 N = 262144 variants spilled 36-116 bytes there; at 512, 4 bytes
+ * in 3 of 120 variants, 10 templates x 3 dtypes x N = 16K-256K, ptxas -v). max_rows = FEW_ROWS_BLOCKS / split: the rows whose
  * blocks run at once, one a multiprocessor, on an H100 or H200 (132
  * multiprocessors: 8 clusters of 16); the launch narrows it to the blocks the
  * device keeps resident. Not where constraints fixed the cluster or the rows
@@ -336,8 +338,9 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
   }
   uint64_t per_thread = (uint64_t)FEW_ROWS_ACCESSES * pl->wave, share = vectors / out->cluster;
   unsigned waves = sgp_pow2_floor(share / per_thread ? share / per_thread : 1);
-  out->threads = waves * pl->wave < tg->max_block_threads ? waves * pl->wave
-                                                          : tg->max_block_threads;
+  unsigned most = STAGE_MAX_THREADS < tg->max_block_threads ? STAGE_MAX_THREADS
+                                                            : tg->max_block_threads;
+  out->threads = waves * pl->wave < most ? waves * pl->wave : most;
   out->max_rows = FEW_ROWS_BLOCKS / out->cluster;
   return out->cluster > pl->cluster;
 }
