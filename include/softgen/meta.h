@@ -39,6 +39,20 @@
  * launched with (rows staged in shared memory); over 48 KB the runtime raises
  * the kernel's limit first.
  *
+ * A second entry point (optional): the line
+ *
+ *   variant few kernel NAME block B rows_per_block R smem S cluster C dsmem D max_rows K
+ *
+ * (the words in this order, on one line) says the object holds a second
+ * kernel, NAME, that computes the same rows with the same arguments but is
+ * planned for few rows: each row split over more blocks (a larger cluster).
+ * It is launched like the first with its own block, rows_per_block, smem,
+ * cluster and dsmem (never persistent), for M from 1 to at most K, the rows up
+ * to which a split that large pays; the launcher (sgrt_launch_geometry,
+ * softgen/runtime.h) picks it there when all its blocks stay resident at once
+ * on the device. The first kernel computes every M: a launcher that ignores
+ * the line is still correct. Objects without the line load as before.
+ *
  * "layout inner" (optional; default "layout rows") says the kernel views each
  * tensor as [outer, N, inner] with a contiguous inner dim: row m = o * inner + i
  * (M = outer * inner rows) holds the elements at o * stride + n * nstride + i.
@@ -122,6 +136,13 @@ typedef struct sg_meta_scalar {
   int is_i64; /* 0: f32 */
 } sg_meta_scalar;
 
+/* The few-rows entry point of a code object (its "variant few" line). */
+typedef struct sg_meta_variant {
+  char kernel[128];
+  unsigned block, rows_per_block, smem, cluster, dsmem; /* as sg_meta's */
+  int64_t max_rows; /* launched for M from 1 to this, at most */
+} sg_meta_variant;
+
 typedef struct sg_meta {
   int version;
   char kernel[128];
@@ -145,6 +166,8 @@ typedef struct sg_meta {
   int nscalars;
   sg_meta_scalar scalars[SG_META_MAX_SCALARS];
   sg_layout layout; /* SG_LAYOUT_ROWS unless "layout inner" */
+  int has_few;          /* 1: a "variant few" line, in few */
+  sg_meta_variant few;  /* the few-rows entry point (when has_few) */
 } sg_meta;
 
 /* Writes meta as text into buf (capacity cap, NUL included). *len (optional)

@@ -60,6 +60,11 @@ sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out,
   if (!m)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   m->plan = *plan;
+  if (plan->few) { /* the module keeps its own copy of the variant too */
+    m->few = *plan->few;
+    m->few.few = NULL;
+    m->plan.few = &m->few;
+  }
   m->ctx = LLVMContextCreate();
   m->mod = LLVMModuleCreateWithNameInContext(plan->kernel_name, m->ctx);
   const sge_backend *be = sge_backend_for(plan->target);

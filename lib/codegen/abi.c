@@ -61,6 +61,17 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
     m->args[m->nargs++] = (sg_meta_arg){SG_ARG_SCALAR, i};
   }
   /* vector_bytes is per the widest tensor; every tensor's base must allow it */
+  const sg_plan *v = pl->few; /* the few-rows variant: its own launch numbers */
+  if (v) {
+    m->has_few = 1;
+    snprintf(m->few.kernel, sizeof m->few.kernel, "%s", v->kernel_name);
+    m->few.block = v->block_threads;
+    m->few.rows_per_block = v->rows_per_block;
+    m->few.smem = v->smem_bytes;
+    m->few.cluster = v->cluster;
+    m->few.dsmem = v->alone_smem > v->stage_bytes ? v->alone_smem : v->stage_bytes;
+    m->few.max_rows = v->max_rows;
+  }
 }
 
 sg_status sgc_add_meta(sgc_ctx *cx, sg_diag *diag) {

@@ -15,8 +15,11 @@
  * Target-independent: ids, shuffles, barriers and exp2 come from the
  * target's hook table (codegen/hooks.h).
  *
+ * A plan with a few-rows variant (plan->few) gets a second function, the
+ * variant's kernel, in the same module; one metadata global describes both.
+ *
  * Needs: a module set up for the plan's target, the template, the hooks.
- * Produces: the verified kernel in m->mod. */
+ * Produces: the verified kernel(s) in m->mod. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,24 +179,40 @@ static sg_status build_kernel(sgc_ctx *cx, sg_diag *diag) {
     return st;
   if (cx->hooks->finish_kernel)
     cx->hooks->finish_kernel(cx);
-  return sgc_add_meta(cx, diag);
+  return SG_OK;
 }
 
+/* Builds plan pl's kernel into m->mod with cx (set up here; its builder is
+ * the caller's to dispose). */
+static sg_status build_one(sg_module *m, const sg_template *t, const sgc_hooks *hooks,
+                           const sg_plan *pl, sgc_ctx *cx, sg_diag *diag) {
+  memset(cx, 0, sizeof *cx);
+  cx->ctx = m->ctx;
+  cx->mod = m->mod;
+  cx->b = LLVMCreateBuilderInContext(m->ctx);
+  cx->plan = pl;
+  cx->t = t;
+  cx->hooks = hooks;
+  cx->i1 = LLVMInt1TypeInContext(m->ctx);
+  cx->i32 = LLVMInt32TypeInContext(m->ctx);
+  cx->i64 = LLVMInt64TypeInContext(m->ctx);
+  cx->f32 = LLVMFloatTypeInContext(m->ctx);
+  cx->gptr = LLVMPointerTypeInContext(m->ctx, hooks->global_as);
+  return build_kernel(cx, diag);
+}
+
+/* The plan's kernel and, when it has one, its few-rows variant (a second
+ * function of the same module, same parameters), then the one launch
+ * metadata global that describes both. */
 sg_status sgc_build(sg_module *m, const sg_template *t, const sgc_hooks *hooks, sg_diag *diag) {
-  sgc_ctx cx;
-  memset(&cx, 0, sizeof cx);
-  cx.ctx = m->ctx;
-  cx.mod = m->mod;
-  cx.b = LLVMCreateBuilderInContext(m->ctx);
-  cx.plan = &m->plan;
-  cx.t = t;
-  cx.hooks = hooks;
-  cx.i1 = LLVMInt1TypeInContext(m->ctx);
-  cx.i32 = LLVMInt32TypeInContext(m->ctx);
-  cx.i64 = LLVMInt64TypeInContext(m->ctx);
-  cx.f32 = LLVMFloatTypeInContext(m->ctx);
-  cx.gptr = LLVMPointerTypeInContext(m->ctx, hooks->global_as);
-  sg_status st = build_kernel(&cx, diag);
+  sgc_ctx cx, few;
+  sg_status st = build_one(m, t, hooks, &m->plan, &cx, diag);
+  if (!st && m->plan.few) {
+    st = build_one(m, t, hooks, m->plan.few, &few, diag);
+    LLVMDisposeBuilder(few.b);
+  }
+  if (!st)
+    st = sgc_add_meta(&cx, diag);
   LLVMDisposeBuilder(cx.b);
   if (!st) {
     char *msg = NULL;

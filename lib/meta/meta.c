@@ -103,6 +103,10 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
     put(&o, "dsmem %u\n", m->dsmem);
   if (m->layout != SG_LAYOUT_ROWS)
     put(&o, "layout %s\n", sg_layout_name(m->layout));
+  if (m->has_few)
+    put(&o, "variant few kernel %s block %u rows_per_block %u smem %u cluster %u dsmem %u "
+        "max_rows %lld\n", m->few.kernel, m->few.block, m->few.rows_per_block, m->few.smem,
+        m->few.cluster, m->few.dsmem, (long long)m->few.max_rows);
   for (int i = 0; i < m->ntensors; i++)
     put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
         sg_dtype_name(m->tensors[i].dtype));
@@ -153,7 +157,9 @@ static int parse_u64(const char *s, unsigned long long max, unsigned long long *
   return 0;
 }
 
-#define MAX_WORDS 5
+#define LINE_WORDS 5     /* the most words a line has, but "variant" */
+#define VARIANT_WORDS 16 /* variant few kernel NAME and six "key value" pairs */
+#define MAX_WORDS VARIANT_WORDS
 /* Splits a line (NUL-terminated, no newline) into at most MAX_WORDS words. */
 static int split(char *line, char *words[MAX_WORDS]) {
   int n = 0;
@@ -169,6 +175,44 @@ static int split(char *line, char *words[MAX_WORDS]) {
       p++;
   }
   return n;
+}
+
+/* "variant few kernel NAME block B rows_per_block R smem S cluster C dsmem D
+ * max_rows K": every word in this order, each number in its range. */
+static sg_status parse_variant(sg_meta *m, char **w, int nw, int lineno, sg_diag *diag) {
+  static const char *const keys[] = {"block", "rows_per_block", "smem", "cluster", "dsmem",
+                                     "max_rows"};
+  static const unsigned long long max[] = {1024, 1024, 1u << 24, 1024, 1u << 24,
+                                           (1ull << 31) - 1};
+  unsigned long long v[6];
+#define BAD(...) sg_diag_set(diag, SG_ERR_PARSE, "metadata line " __VA_ARGS__)
+  if (nw != VARIANT_WORDS || strcmp(w[2], "kernel") != 0)
+    return BAD("%d: a variant must read 'variant few kernel NAME block B rows_per_block R smem "
+               "S cluster C dsmem D max_rows K'", lineno);
+  if (strcmp(w[1], "few") != 0)
+    return BAD("%d: unknown variant '%.64s' (the one variant is 'few')", lineno, w[1]);
+  if (m->has_few)
+    return BAD("%d: variant few declared twice", lineno);
+  if (word_copy(m->few.kernel, sizeof m->few.kernel, w[3], strlen(w[3])))
+    return BAD("%d: variant few: kernel name too long", lineno);
+  for (int i = 0; i < 6; i++) {
+    int bytes = i == 2 || i == 4; /* smem, dsmem: 0 allowed */
+    if (strcmp(w[4 + 2 * i], keys[i]) != 0)
+      return BAD("%d: variant few: '%s' expected where '%.64s' is", lineno, keys[i],
+                 w[4 + 2 * i]);
+    if (parse_u64(w[5 + 2 * i], max[i], &v[i]) || (v[i] == 0 && !bytes))
+      return BAD("%d: variant few: %s must be %s to %llu", lineno, keys[i], bytes ? "0" : "1",
+                 max[i]);
+  }
+  m->few.block = (unsigned)v[0];
+  m->few.rows_per_block = (unsigned)v[1];
+  m->few.smem = (unsigned)v[2];
+  m->few.cluster = (unsigned)v[3];
+  m->few.dsmem = (unsigned)v[4];
+  m->few.max_rows = (int64_t)v[5];
+  m->has_few = 1;
+  return SG_OK;
+#undef BAD
 }
 
 enum { SEEN_KERNEL = 1, SEEN_TARGET = 2, SEEN_ARCH = 4, SEEN_N = 8, SEEN_BLOCK = 16, SEEN_ROWS = 32 };
@@ -235,6 +279,10 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
     if (strcmp(w[1], "0") != 0 && strcmp(w[1], "1") != 0)
       return BAD("%d: persistent must be 0 or 1", lineno);
     m->persistent = w[1][0] == '1';
+  } else if (strcmp(k, "variant") == 0) {
+    sg_status st = parse_variant(m, w, nw, lineno, diag);
+    if (st)
+      return st;
   } else if (nw == 4 && strcmp(k, "tensor") == 0) {
     if (m->ntensors == SG_META_MAX_TENSORS)
       return BAD("%d: more than %d tensors", lineno, SG_META_MAX_TENSORS);
@@ -349,6 +397,8 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
     line[n] = '\0';
     char *w[MAX_WORDS];
     int nw = split(line, w);
+    if (nw > LINE_WORDS && strcmp(w[0], "variant") != 0)
+      nw = -1;
     if (nw < 0)
       return sg_diag_set(diag, SG_ERR_PARSE, "metadata line %d has too many words", lineno);
     if (nw == 0)
@@ -385,6 +435,9 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
       return sg_diag_set(diag, SG_ERR_PARSE, "metadata scalar '%s' is passed %d times (once "
                          "expected)", m.scalars[i].name, passed);
   }
+  if (m.has_few && strcmp(m.few.kernel, m.kernel) == 0)
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant few names the kernel '%s' itself",
+                       m.kernel);
   sg_status st = check_layout(&m, diag);
   if (st)
     return st;

@@ -11,6 +11,7 @@
  *   gpu.launch_func @K::@K [clusters in (C,1,1)] blocks in (G,1,1) ... [dynamic_shared_memory_size S]
  *       threads in (B,1,1) args(<one value per "arg" line of the kernel's metadata>)
  *
+ * (@K::@K_few, the object's few-rows variant, where the geometry chose it),
  * after which the op is erased. Every attribute and type is built before the
  * first change, so a failure leaves the module untouched. */
 #include <stdio.h>
@@ -104,11 +105,11 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
   ops[n++] = block, ops[n++] = one, ops[n++] = one;
   if (nc)
     ops[n++] = cluster, ops[n++] = one, ops[n++] = one;
-  if (m->dsmem) /* rows staged in shared memory: the launch provides it */
-    ops[n++] = constant(b, mlirIntegerTypeGet(b->ctx, 32), m->dsmem);
+  if (r->dsmem) /* rows staged in shared memory: the launch provides it */
+    ops[n++] = constant(b, mlirIntegerTypeGet(b->ctx, 32), r->dsmem);
   for (int a = 0; a < m->nargs; a++)
     ops[n++] = args[a];
-  int32_t seg[13] = {0, 1, 1, 1, 1, 1, 1, nc / 3, nc / 3, nc / 3, m->dsmem ? 1 : 0, m->nargs, 0};
+  int32_t seg[13] = {0, 1, 1, 1, 1, 1, 1, nc / 3, nc / 3, nc / 3, r->dsmem ? 1 : 0, m->nargs, 0};
   MlirNamedAttribute attrs[2] = {
       named(b->ctx, "kernel", kernel_ref),
       named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 13, seg)),
@@ -136,10 +137,11 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
     return sg_diag_set(diag, SG_ERR_CODEGEN, "the LLVM dialect is not loaded in this context");
   if (rep->nkernels == 0)
     return SG_OK;
-  MlirAttribute *binaries = calloc((size_t)rep->nkernels, 2 * sizeof *binaries);
+  MlirAttribute *binaries = calloc((size_t)rep->nkernels, 3 * sizeof *binaries);
   if (!binaries)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-  MlirAttribute *refs = binaries + rep->nkernels;
+  /* @binary::@kernel, and @binary::@variant for the few-rows entry points */
+  MlirAttribute *refs = binaries + rep->nkernels, *few_refs = refs + rep->nkernels;
   MlirAttribute handler = mlirAttributeParseGet(ctx, sgm_str("#gpu.select_object"));
   for (int k = 0; k < rep->nkernels; k++) {
     const sg_mlir_kernel *kr = &rep->kernels[k];
@@ -166,6 +168,10 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
       snprintf(name, sizeof name, "%s_%d", kname, n); /* a symbol of the module has it */
     MlirAttribute leaf = mlirFlatSymbolRefAttrGet(ctx, sgm_str(kname));
     refs[k] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &leaf);
+    if (rep->kernels[k].meta.has_few) {
+      MlirAttribute few = mlirFlatSymbolRefAttrGet(ctx, sgm_str(rep->kernels[k].meta.few.kernel));
+      few_refs[k] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &few);
+    }
     MlirNamedAttribute attrs[3] = {
         named(ctx, "sym_name", mlirStringAttrGet(ctx, sgm_str(name))),
         named(ctx, "objects", mlirArrayAttrGet(ctx, 1, &binaries[k])),
@@ -185,7 +191,8 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
   for (int i = 0; i < rep->nops; i++) {
     if (rep->ops[i].status != SG_OK || rep->ops[i].kernel < 0)
       continue;
-    launch(&b, s, i, refs[rep->ops[i].kernel]);
+    int k = rep->ops[i].kernel;
+    launch(&b, s, i, rep->ops[i].few ? few_refs[k] : refs[k]);
     rep->ops[i].compiled = 1;
     rep->ncompiled++;
   }

@@ -100,6 +100,14 @@ struct sg_plan {
   } chosen;                 /* 1 where auto-configuration chose the value */
   sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
                                per row (threads_per_row = vec = 1), strided along N */
+  /* The few-rows variant (plan/resolve.c, sgp_policy_few_rows): the same kernel
+   * planned with each row split over more blocks, a second entry point of the
+   * code object that the launch takes for small M (softgen/meta.h "variant few"). */
+  struct sg_plan *few;      /* the variant of this plan (owned), or NULL */
+  unsigned max_rows;        /* in a variant: launched for M up to this (0: not a variant) */
+  unsigned alone_smem;      /* > 0: each block is launched with this much dynamic shared
+                               memory (more than stage_bytes, over half a multiprocessor's)
+                               so that it is alone on its multiprocessor */
 };
 
 /* Integer helpers of the plan's arithmetic. */

@@ -305,6 +305,76 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
   return per_sm > 1 ? per_sm : 0;
 }
 
+/* ---- few rows: a second entry point that splits each row further ---- */
+
+/* Rows of FEW_ROWS_BYTES or more (the bytes a row reads) get a few-rows variant:
+ * the same kernel with each row split over more blocks, a second entry point
+ * of the code object that the launch takes for small M (sgrt_launch_geometry).
+ * Why: M arrives at launch, and with few rows one row is one block or a cluster
+ * of up to 8, so 1-8 of an H100's 132 multiprocessors work: M = 1-128 rows of N
+ * = 16K-256K ran at 0.44 of the copy (kernel alone; 1 x 50257 f16 8.7 us
+ * against the copy's 1.6 us, 64 x 128K f16 14.5 us against 7.9 us;
+ * tools/bench/RESULTS.md, "The user sweep").
+ * The split: FEW_ROWS_CLUSTER where the row splits that many ways evenly and
+ * the target stages rows (the non-portable cluster is for staged rows only),
+ * each block then kept alone on its multiprocessor (sgp_policy_alone_smem):
+ * synccheck flagged clusters of 16 with several blocks a multiprocessor and
+ * passed those of one (test/gpu/RESULTS.md, "Issue 10"); else the largest
+ * even split up to the portable cluster. A variant only where its split is
+ * larger than the plan's. Its threads: a wave for each FEW_ROWS_ACCESSES x
+ * wave vectors of a block's share, up to STAGE_MAX_THREADS: a block alone on
+ * its multiprocessor has only its own warps to overlap its loads, exps and
+ * stores with, so more threads with fewer accesses each than
+ * STAGE_ACCESSES / ROW_ACCESSES give; not 1024 (64 registers a thread: the
+ * f16 and f32 N = 262144 variants spilled 36-116 bytes there; at 512, 4 bytes
+ * in 3 of 120 variants, 10 templates x 3 dtypes x N = 16K-256K, ptxas -v). max_rows = FEW_ROWS_BLOCKS / split: the rows whose
+ * blocks run at once, one a multiprocessor, on an H100 or H200 (132
+ * multiprocessors: 8 clusters of 16); the launch narrows it to the blocks the
+ * device keeps resident. Not where constraints fixed the cluster or the rows
+ * (honoured as given), nor for tiled rows or the inner layout, nor on targets
+ * without clusters (sm_80, AMD: a grid-wide split is a later step).
+ * Predicted (H100: 1 x 32768 f16 from 5.4 us to about 2-3 us), not yet measured. */
+#define FEW_ROWS_BYTES (32 * 1024)
+#define FEW_ROWS_CLUSTER 16
+#define FEW_ROWS_BLOCKS 128
+#define FEW_ROWS_ACCESSES 2
+int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
+  const sgh_target *tg = pl->target;
+  uint64_t vectors = (uint64_t)in->p->n / pl->vec;
+  unsigned big = FEW_ROWS_CLUSTER < tg->max_cluster_staged ? FEW_ROWS_CLUSTER
+                                                           : tg->max_cluster_staged;
+  *out = (sgp_few){0};
+  if (pl->layout != SG_LAYOUT_ROWS || !sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster ||
+      !pl->chosen.rows || pl->row_tiles > 1 ||
+      (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
+    return 0;
+  if (big > tg->max_cluster && sgh_can_stage(tg) && in->c->staging != 1 &&
+      pl->vec * in->narrowest_read >= 4 && vectors % big == 0) {
+    out->cluster = big;
+    out->staged = out->alone = 1;
+  } else {
+    out->cluster = even_cluster(vectors, tg->max_cluster);
+  }
+  uint64_t per_thread = (uint64_t)FEW_ROWS_ACCESSES * pl->wave, share = vectors / out->cluster;
+  unsigned waves = sgp_pow2_floor(share / per_thread ? share / per_thread : 1);
+  unsigned most = STAGE_MAX_THREADS < tg->max_block_threads ? STAGE_MAX_THREADS
+                                                            : tg->max_block_threads;
+  out->threads = waves * pl->wave < most ? waves * pl->wave : most;
+  out->max_rows = FEW_ROWS_BLOCKS / out->cluster;
+  return out->cluster > pl->cluster;
+}
+
+/* Dynamic shared memory that keeps a block alone on its multiprocessor: over
+ * half of what a block may use (a multiprocessor holds about that limit + 1
+ * KB: no second block fits beside it); 0 when its staged rows take that much
+ * already (staged_alone). */
+unsigned sgp_policy_alone_smem(const sg_plan *pl) {
+  unsigned limit = pl->target->stage_smem ? pl->target->stage_smem(pl->arch) : 0;
+  if (!limit || 2 * (uint64_t)pl->stage_bytes > limit)
+    return 0;
+  return limit / 2 + 1024;
+}
+
 /* ---- what codegen asks of the plan ---- */
 
 /* A staged thread's copies land in up to STAGE_GROUPS groups in chunk order,

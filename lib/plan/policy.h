@@ -75,6 +75,23 @@ uint64_t sgp_policy_head_order_bytes(const sg_plan *pl);
 /* The inner layout's block (one thread a row), no constraint given. */
 unsigned sgp_policy_inner_block(const sg_plan *pl);
 
+/* A few-rows variant's split (sgp_policy_few_rows). */
+typedef struct sgp_few {
+  unsigned cluster;  /* workgroups per row */
+  unsigned threads;  /* a block's threads (a whole number of waves) */
+  unsigned max_rows; /* the variant is launched for M up to this */
+  int staged;        /* its rows staged in shared memory (a non-portable cluster needs it) */
+  int alone;         /* each block alone on its multiprocessor (sgp_policy_alone_smem) */
+} sgp_few;
+
+/* Should pl (resolved) get a few-rows variant (plan/plan.h: few), and with
+ * what split? 0: no variant. */
+int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out);
+
+/* Dynamic shared memory to launch a block of staged plan pl with so that it
+ * is alone on its multiprocessor (0: it is already). */
+unsigned sgp_policy_alone_smem(const sg_plan *pl);
+
 /* Bytes of shared memory a staged workgroup's rows take. */
 uint64_t sgp_staged_bytes(const sgp_input *in, const sg_plan *pl);
 

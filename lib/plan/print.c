@@ -1,5 +1,6 @@
 /* print.c - a plan as text (softgen --print-config, -v): every number of the
- * plan, with "(auto)" where the policy chose it (plan/policy.c). Needs:
+ * plan, with "(auto)" where the policy chose it (plan/policy.c), then its
+ * few-rows variant's, when it has one. Needs:
  * plan/plan.h. Produces: text on f. */
 #include <stdio.h>
 
@@ -80,4 +81,16 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   else
     fprintf(f, "  grid              x = ceil(M / %u) blocks (capped at 2^31-1), grid-stride loop\n",
             pl->rows_per_block);
+  if (pl->max_rows)
+    fprintf(f, "  launched          for M = 1 to %u, when its ceil(M / %u) x %u blocks stay "
+            "resident at once (sgrt_launch_geometry)\n", pl->max_rows, pl->rows_per_block,
+            pl->cluster);
+  if (pl->alone_smem)
+    fprintf(f, "  alone             each block launched with %u bytes of dynamic shared memory "
+            "(over half a multiprocessor's): one block a multiprocessor\n", pl->alone_smem);
+  if (!pl->few)
+    return;
+  fprintf(f, "  few_rows          %s: %u workgroups per row for M up to %u%s\n",
+          pl->few->kernel_name, pl->few->cluster, pl->few->max_rows, a[1]);
+  sg_plan_print(pl->few, f);
 }

@@ -122,11 +122,11 @@ static sg_status resolve_pipeline(const sgp_input *in, sg_plan *pl, sg_diag *dia
   return SG_OK;
 }
 
-sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
-                          sg_plan **out, sg_diag *diag) {
+/* One plan of t for c and p (sg_plan_resolve less the few-rows variant); *in
+ * receives the template's facts. */
+static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, const sg_problem *p,
+                              sg_plan **out, sgp_input *in_out, sg_diag *diag) {
   static const sg_constraints none;
-  if (!t || !p || !out)
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_plan_resolve: null argument");
   *out = NULL;
   sgp_input in = {.t = t, .c = c ? c : &none, .p = p, .row_dim = -1, .col_dim = -1};
   const char *tname = p->target ? p->target : "nvptx";
@@ -241,11 +241,80 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     pl->stage_bytes = (unsigned)bytes;
     pl->blocks_per_sm = sgp_policy_blocks_per_sm(pl);
   }
+  *in_out = in;
   *out = pl;
   return SG_OK;
 }
 
-void sg_plan_destroy(sg_plan *plan) { free(plan); }
+/* Adds WorkgroupConstraint(dim, tile, 0) to c, as if it were given. */
+static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
+  sgp_tile *w = &c->workgroup[c->nworkgroup++];
+  memset(w, 0, sizeof *w);
+  snprintf(w->dim, sizeof w->dim, "%s", dim);
+  w->tile = tile;
+  snprintf(w->loc.file, sizeof w->loc.file, "<few-rows variant>");
+}
+
+/* The few-rows variant of pl (plan/plan.h: pl->few), where the policy asks for
+ * one: the same template and problem resolved again with the policy's split
+ * fixed as given constraints would fix it (WorkgroupConstraint(N, N / split),
+ * WorkgroupConstraint(M, 1), its waves a block unless given, rows_in_flight 1,
+ * staging where the split needs it), so that the one resolver plans both. A
+ * variant that does not resolve, or would need other vectors than pl's (the
+ * launch checks alignment against pl's), is left out: pl alone computes every
+ * M. */
+static void resolve_few(const sgp_input *in, sg_plan *pl) {
+  sgp_few f;
+  if (!sgp_policy_few_rows(in, pl, &f) || in->c->nworkgroup + 2 > SGP_MAX_DIMS)
+    return;
+  sg_constraints c = *in->c;
+  add_tile(&c, in->t->dims[in->col_dim], in->p->n / f.cluster);
+  add_tile(&c, in->t->dims[in->row_dim], 1);
+  c.rows_in_flight = 1;
+  if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
+    c.waves_per_block[0] = f.threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
+  if (f.staged)
+    c.staging = 2;
+  if (f.alone && !c.online) /* sgp_policy_online's rule for staged blocks alone */
+    c.online = 2;
+  sg_plan *v;
+  sgp_input vin;
+  sg_diag ignored;
+  if (resolve_plan(in->t, &c, in->p, &v, &vin, &ignored))
+    return;
+  int len = snprintf(v->kernel_name, sizeof v->kernel_name, "%s_few", pl->kernel_name);
+  if (len < 0 || (size_t)len >= sizeof v->kernel_name || v->vec_bytes != pl->vec_bytes ||
+      v->cluster != f.cluster || v->rows_per_block != 1 || v->prefetch) {
+    free(v);
+    return;
+  }
+  /* what the few-rows policy fixed is its choice, not a constraint's */
+  v->chosen.cluster = v->chosen.rows = v->chosen.prefetch = 1;
+  v->chosen.waves |= !in->c->waves_per_block[0];
+  v->chosen.stage |= f.staged && !in->c->staging;
+  v->chosen.online |= !in->c->online;
+  v->max_rows = f.max_rows;
+  if (f.alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)
+    v->blocks_per_sm = 0; /* one block a multiprocessor: no register cap to ask for */
+  pl->few = v;
+}
+
+sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
+                          sg_plan **out, sg_diag *diag) {
+  if (!t || !p || !out)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_plan_resolve: null argument");
+  sgp_input in;
+  sg_status st = resolve_plan(t, c, p, out, &in, diag);
+  if (!st)
+    resolve_few(&in, *out);
+  return st;
+}
+
+void sg_plan_destroy(sg_plan *plan) {
+  if (plan)
+    free(plan->few);
+  free(plan);
+}
 
 const char *sg_plan_kernel_name(const sg_plan *plan) { return plan ? plan->kernel_name : ""; }
 const char *sg_plan_asm_ext(const sg_plan *plan) { return plan->target->asm_ext; }

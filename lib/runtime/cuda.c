@@ -248,6 +248,27 @@ static sg_status cu_module_load(rt_driver *d, const void *image, rt_image_kind k
   return SG_OK;
 }
 
+static sg_status cu_module_function(rt_driver *d, void *module, const char *kernel,
+                                    void **function, sg_diag *diag) {
+  CUfunction fn = NULL;
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = d->api.cuModuleGetFunction(&fn, module, kernel);
+  pop(d);
+  if (r != 0) {
+    st = fail(d, "cuModuleGetFunction", r, diag);
+    if (diag) {
+      char msg[sizeof diag->message];
+      snprintf(msg, sizeof msg, "%s", diag->message);
+      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
+    }
+    return st;
+  }
+  *function = fn;
+  return SG_OK;
+}
+
 static void cu_module_unload(rt_driver *d, void *module) {
   sg_diag ignored;
   if (push(d, &ignored) == SG_OK) {
@@ -407,6 +428,7 @@ const rt_driver_ops rt_cuda_ops = {
     .close = cu_close,
     .supports_cluster = cu_supports_cluster,
     .module_load = cu_module_load,
+    .module_function = cu_module_function,
     .module_unload = cu_module_unload,
     .allow_launch = cu_allow_launch,
     .launch = cu_launch,

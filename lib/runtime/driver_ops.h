@@ -44,6 +44,9 @@ typedef struct rt_driver_ops {
   /* Loads image (for RT_IMAGE_TEXT already NUL-terminated) and looks up kernel. */
   sg_status (*module_load)(rt_driver *d, const void *image, rt_image_kind kind,
                            const char *kernel, void **module, void **function, sg_diag *diag);
+  /* Looks up another kernel of a loaded module (a few-rows variant's). */
+  sg_status (*module_function)(rt_driver *d, void *module, const char *kernel, void **function,
+                               sg_diag *diag);
   void (*module_unload)(rt_driver *d, void *module);
   /* Opts function in to what its launches need beyond the defaults: `smem`
    * bytes of dynamic shared memory (any: 48 KB bound static + dynamic), clusters of `cluster` blocks

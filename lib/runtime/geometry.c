@@ -1,6 +1,8 @@
 /* geometry.c - the launch geometry of a kernel (softgen/runtime.h:
- * sgrt_launch_geometry): grid, block, cluster and dynamic shared memory from
- * the kernel's metadata, the rows M and the one device fact that matters.
+ * sgrt_launch_geometry): which entry point (the kernel or its few-rows
+ * variant), grid, block, cluster and dynamic shared memory from the code
+ * object's metadata, the rows M and the device facts that matter (the blocks
+ * it keeps resident).
  *
  * Needs: softgen/meta.h. Produces: sgrt_launch_geometry, the one grid rule of
  * softgen: sgrt_kernel_launch (runtime.c) launches with it, and the MLIR front
@@ -9,20 +11,36 @@
  * copy of this object (the compiler does not load the runtime). */
 #include "softgen/runtime.h"
 
+/* The few-rows variant for `rows` rows? Where m has one, M is 1 to its
+ * max_rows, and all its blocks stay resident at once where the device says
+ * how many do (few_resident; 0: unknown, max_rows alone decides). */
+static int pick_few(const sg_meta *m, int64_t rows, uint64_t few_resident) {
+  if (!m->has_few || rows < 1 || rows > m->few.max_rows)
+    return 0;
+  uint64_t rpb = m->few.rows_per_block ? m->few.rows_per_block : 1;
+  uint64_t cluster = m->few.cluster ? m->few.cluster : 1;
+  uint64_t blocks = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * cluster;
+  return few_resident == 0 || blocks <= few_resident;
+}
+
 sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident,
-                               sgrt_geometry *out, sg_diag *diag) {
+                               uint64_t few_resident, sgrt_geometry *out, sg_diag *diag) {
   if (!m || !out)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_launch_geometry: null argument");
   if (rows < 0)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
                        "sgrt_launch_geometry: %lld rows (M must be >= 0)", (long long)rows);
-  uint64_t rpb = m->rows_per_block ? m->rows_per_block : 1;
-  unsigned cluster = m->cluster ? m->cluster : 1;
+  int few = pick_few(m, rows, few_resident);
+  uint64_t rpb = few ? m->few.rows_per_block : m->rows_per_block;
+  unsigned cluster = few ? m->few.cluster : m->cluster;
+  rpb = rpb ? rpb : 1;
+  cluster = cluster ? cluster : 1;
   /* a cluster of `cluster` blocks shares each row block */
   uint64_t grid = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * cluster;
   /* a persistent kernel gets at most as many blocks as the device keeps
-   * resident (it strides over the rest): whole clusters of them */
-  if (m->persistent) {
+   * resident (it strides over the rest): whole clusters of them; the
+   * few-rows variant is never persistent */
+  if (m->persistent && !few) {
     resident -= resident % cluster;
     if (resident && grid > resident)
       grid = resident;
@@ -30,8 +48,9 @@ sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident
   if (grid > SGRT_MAX_GRID) /* the kernel strides over row blocks */
     grid = SGRT_MAX_GRID - SGRT_MAX_GRID % cluster;
   out->grid = grid;
-  out->block = m->block;
+  out->block = few ? m->few.block : m->block;
   out->cluster = cluster;
-  out->dsmem = m->dsmem;
+  out->dsmem = few ? m->few.dsmem : m->dsmem;
+  out->few = few;
   return SG_OK;
 }

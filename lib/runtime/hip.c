@@ -239,6 +239,28 @@ static sg_status hip_module_load(rt_driver *d, const void *image, rt_image_kind 
   return SG_OK;
 }
 
+static sg_status hip_module_function(rt_driver *d, void *module, const char *kernel,
+                                     void **function, sg_diag *diag) {
+  hipFunction_t fn = NULL;
+  int old;
+  sg_status st = enter(d, &old, diag);
+  if (st)
+    return st;
+  hipError_t r = d->api.hipModuleGetFunction(&fn, module, kernel);
+  leave(d, old);
+  if (r != 0) {
+    st = fail(d, "hipModuleGetFunction", r, diag);
+    if (diag) {
+      char msg[sizeof diag->message];
+      snprintf(msg, sizeof msg, "%s", diag->message);
+      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
+    }
+    return st;
+  }
+  *function = fn;
+  return SG_OK;
+}
+
 static void hip_module_unload(rt_driver *d, void *module) {
   sg_diag ignored;
   int old;
@@ -314,6 +336,7 @@ const rt_driver_ops rt_hip_ops = {
     .close = hip_close,
     .supports_cluster = hip_supports_cluster,
     .module_load = hip_module_load,
+    .module_function = hip_module_function,
     .module_unload = hip_module_unload,
     .launch = hip_launch,
     .resident_blocks = NULL, /* HIP: one block per row block (persistence is only a speed-up) */

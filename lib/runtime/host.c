@@ -287,6 +287,16 @@ static sg_status host_module_load(rt_driver *d, const void *image, rt_image_kind
   return SG_OK;
 }
 
+static sg_status host_module_function(rt_driver *d, void *module, const char *kernel,
+                                      void **function, sg_diag *diag) {
+  (void)d;
+  void *fn = dlsym(((host_module *)module)->lib, kernel);
+  if (!fn)
+    return sg_diag_set(diag, SG_ERR_DRIVER, "the shared library has no kernel '%s'", kernel);
+  *function = fn;
+  return SG_OK;
+}
+
 /* Starts pool threads up to `want` workers (the caller counts as one).
  * Called with launch_mu held. */
 static void grow_pool(rt_driver *d, unsigned want) {
@@ -407,6 +417,7 @@ const rt_driver_ops rt_host_ops = {
     .close = host_close,
     .supports_cluster = no_clusters,
     .module_load = host_module_load,
+    .module_function = host_module_function,
     .module_unload = host_module_unload,
     .launch = host_launch,
     .resident_blocks = host_resident,

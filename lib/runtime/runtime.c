@@ -4,9 +4,10 @@
  * Needs: lib/meta (sg_meta_verify, sg_meta_find), a driver back end (driver.h: cuda.c,
  * hip.c, host.c), libdl. Produces: the public sgrt_* API: open a driver and device,
  * load a code object after verifying its checksum (meta.h) and checking its
- * metadata, target and arch against the device,
- * validate launch tensors against the metadata, pack the kernel's parameters
- * in "arg" order, compute the 1-D grid (and cluster rounding) and launch.
+ * metadata, target and arch against the device (and its few-rows variant's
+ * function, when it has one), validate launch tensors against the metadata,
+ * pack the kernel's parameters in "arg" order, take the entry point and the
+ * 1-D grid (and cluster rounding) from sgrt_launch_geometry and launch.
  *
  * Arch compatibility (CUDA; checked before the driver sees the object):
  *   sm_XYa / sm_XYf objects need a device of exactly / the same major and at least
@@ -47,6 +48,8 @@ struct sgrt_kernel {
   sg_meta meta;
   void *module;
   void *function;
+  void *few_function;    /* the few-rows variant's (meta.has_few) */
+  uint64_t few_resident; /* its blocks the device keeps resident at once (0: unknown) */
 };
 
 struct sgrt_event {
@@ -251,6 +254,43 @@ static sg_status check_target(const sgrt_runtime *rt, const sg_meta *m, rt_image
   return SG_OK;
 }
 
+/* Opts function (kernel `name`) in to what its launches need beyond the
+ * defaults: the default 48 KB bounds static + dynamic shared memory together,
+ * so any dynamic size is granted explicitly; clusters over the portable 8. */
+static sg_status allow(sgrt_runtime *rt, void *function, const char *name, unsigned dsmem,
+                       unsigned cluster, sg_diag *diag) {
+  if (dsmem == 0 && cluster <= 8)
+    return SG_OK;
+  if (!rt->ops->allow_launch)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "kernel '%s' needs %u bytes of dynamic shared "
+                       "memory and clusters of %u, which the %s back end cannot grant", name,
+                       dsmem, cluster, rt->ops->name);
+  return rt->ops->allow_launch(rt->drv, function, dsmem, cluster, diag);
+}
+
+/* The few-rows variant (meta "variant few"): its function, opted in to its
+ * launches like the kernel's, and how many of its blocks the device keeps
+ * resident (sgrt_launch_geometry's few_resident). It is dropped, the kernel
+ * then launched for every M, when $SOFTGEN_FEW_ROWS is 0 or when its clusters
+ * are more than the device launches. */
+static sg_status load_few(sgrt_runtime *rt, sgrt_kernel *k, sg_diag *diag) {
+  sg_meta_variant *v = &k->meta.few;
+  const char *env = getenv("SOFTGEN_FEW_ROWS");
+  if ((env && strcmp(env, "0") == 0) || !rt->ops->module_function ||
+      (v->cluster > 1 && !rt->ops->supports_cluster(rt->drv))) {
+    k->meta.has_few = 0;
+    memset(v, 0, sizeof *v);
+    return SG_OK;
+  }
+  sg_status st = rt->ops->module_function(rt->drv, k->module, v->kernel, &k->few_function, diag);
+  if (!st)
+    st = allow(rt, k->few_function, v->kernel, v->dsmem, v->cluster, diag);
+  if (!st && rt->ops->resident_blocks)
+    k->few_resident = rt->ops->resident_blocks(rt->drv, k->few_function, v->block, v->dsmem,
+                                               v->cluster ? v->cluster : 1);
+  return st;
+}
+
 sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
                                 sgrt_kernel **out, sg_diag *diag) {
   if (!out)
@@ -302,20 +342,13 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
     free(k);
     return st;
   }
-  /* the default 48 KB bounds static + dynamic shared memory together: any
-   * dynamic size is granted explicitly */
-  if (k->meta.dsmem > 0 || k->meta.cluster > 8) { /* beyond a launch's defaults */
-    st = rt->ops->allow_launch
-             ? rt->ops->allow_launch(rt->drv, k->function, k->meta.dsmem, k->meta.cluster, diag)
-             : sg_diag_set(diag, SG_ERR_UNSUPPORTED, "kernel '%s' needs %u bytes of dynamic "
-                           "shared memory and clusters of %u, which the %s back end cannot "
-                           "grant", k->meta.kernel, k->meta.dsmem, k->meta.cluster,
-                           rt->ops->name);
-    if (st) {
-      rt->ops->module_unload(rt->drv, k->module);
-      free(k);
-      return st;
-    }
+  st = allow(rt, k->function, k->meta.kernel, k->meta.dsmem, k->meta.cluster, diag);
+  if (!st && k->meta.has_few)
+    st = load_few(rt, k, diag);
+  if (st) {
+    rt->ops->module_unload(rt->drv, k->module);
+    free(k);
+    return st;
   }
   *out = k;
   return SG_OK;
@@ -411,6 +444,8 @@ sg_status sgrt_kernel_load_host(sgrt_runtime *rt, void *entry, const char *meta_
     free(k);
     return st;
   }
+  k->meta.has_few = 0; /* one entry point given: the kernel runs every M */
+  memset(&k->meta.few, 0, sizeof k->meta.few);
   k->rt = rt;
   k->function = entry; /* module NULL: nothing to unload */
   *out = k;
@@ -610,6 +645,20 @@ sg_status sgrt_kernel_check_views(const sgrt_kernel *k, const sgrt_tensor *tenso
   return check_tensors(&k->meta, tensors, ntensors, 0, diag);
 }
 
+sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry *out,
+                               sg_diag *diag) {
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_geometry: null kernel");
+  /* a persistent kernel is capped at the blocks the device keeps resident,
+   * which only the driver knows (the variant's count was asked at load) */
+  const sg_meta *m = &k->meta;
+  uint64_t resident = 0;
+  if (m->persistent && rows > 0 && k->rt->ops->resident_blocks)
+    resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem,
+                                           m->cluster ? m->cluster : 1);
+  return sgrt_launch_geometry(m, rows, resident, k->few_resident, out, diag);
+}
+
 sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                              void *stream, sg_diag *diag) {
   return sgrt_kernel_launch_ex(k, tensors, ntensors, NULL, 0, stream, diag);
@@ -659,16 +708,11 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
       values[i] = rows;
     params[i] = &values[i];
   }
-  /* the grid (geometry.c); a persistent kernel is capped at the blocks the
-   * device keeps resident, which only the driver knows */
-  uint64_t resident = 0;
-  if (m->persistent && k->rt->ops->resident_blocks)
-    resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem,
-                                           m->cluster ? m->cluster : 1);
   sgrt_geometry g;
-  if ((st = sgrt_launch_geometry(m, rows, resident, &g, diag)))
+  if ((st = sgrt_kernel_geometry(k, rows, &g, diag)))
     return st;
-  rt_launch l = {k->function, (unsigned)g.grid, g.block, g.cluster, g.dsmem, stream, params};
+  rt_launch l = {g.few ? k->few_function : k->function, (unsigned)g.grid, g.block, g.cluster,
+                 g.dsmem, stream, params};
   return k->rt->ops->launch(k->rt->drv, &l, diag);
 }
 

@@ -42,6 +42,13 @@ class MetaScalar(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char * 64), ("is_i64", ctypes.c_int)]
 
 
+class MetaVariant(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_char * 128), ("block", ctypes.c_uint),
+                ("rows_per_block", ctypes.c_uint), ("smem", ctypes.c_uint),
+                ("cluster", ctypes.c_uint), ("dsmem", ctypes.c_uint),
+                ("max_rows", ctypes.c_int64)]
+
+
 class Meta(ctypes.Structure):
     _fields_ = [("version", ctypes.c_int), ("kernel", ctypes.c_char * 128),
                 ("template_name", ctypes.c_char * 64), ("target", ctypes.c_char * 16),
@@ -51,7 +58,8 @@ class Meta(ctypes.Structure):
                 ("persistent", ctypes.c_uint), ("dsmem", ctypes.c_uint),
                 ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
                 ("nargs", ctypes.c_int), ("args", MetaArg * 40),
-                ("nscalars", ctypes.c_int), ("scalars", MetaScalar * 8), ("layout", ctypes.c_int)]
+                ("nscalars", ctypes.c_int), ("scalars", MetaScalar * 8), ("layout", ctypes.c_int),
+                ("has_few", ctypes.c_int), ("few", MetaVariant)]
 
 
 class Tensor(ctypes.Structure):

@@ -515,6 +515,90 @@ static void test_meta_layout(void) {
 #undef INNER_HEAD
 }
 
+/* The few-rows entry point: "variant few kernel NAME block B rows_per_block R smem S
+ * cluster C dsmem D max_rows K", optional; objects without it parse as before. */
+static void test_meta_variant(void) {
+  sg_meta m, back;
+  sg_diag d;
+  char text[2048], again[2048];
+  size_t len = 0;
+  sample_meta(&m);
+  check(sg_meta_format(&m, text, sizeof text, &len, &d) == SG_OK && !strstr(text, "variant") &&
+            sg_meta_parse(text, len, &back, &d) == SG_OK && !back.has_few,
+        "meta variant: none unless declared (an object without one parses as before)");
+  m.has_few = 1;
+  strcpy(m.few.kernel, "softgen_softmax_f16_n8192_few");
+  m.few.block = 32;
+  m.few.rows_per_block = 1;
+  m.few.smem = 160;
+  m.few.cluster = 16;
+  m.few.dsmem = 117248;
+  m.few.max_rows = 8;
+  sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
+  check(st == SG_OK &&
+            strstr(text, "\nvariant few kernel softgen_softmax_f16_n8192_few block 32 "
+                         "rows_per_block 1 smem 160 cluster 16 dsmem 117248 max_rows 8\n"),
+        "meta variant: format writes one variant line");
+  memset(&back, 0x5a, sizeof back);
+  st = sg_meta_parse(text, len, &back, &d);
+  check(st == SG_OK && back.has_few && strcmp(back.few.kernel, m.few.kernel) == 0 &&
+            back.few.block == 32 && back.few.rows_per_block == 1 && back.few.smem == 160 &&
+            back.few.cluster == 16 && back.few.dsmem == 117248 && back.few.max_rows == 8 &&
+            strcmp(back.kernel, m.kernel) == 0 && back.cluster == 1,
+        "meta variant: parse(format(m)) keeps the variant and the first kernel");
+  check(sg_meta_format(&back, again, sizeof again, NULL, &d) == SG_OK && strcmp(again, text) == 0,
+        "meta variant: format(parse(text)) == text");
+#define VHEAD META_HEAD "tensor x in f16\narg tensor x\n"
+#define VLINE(rest) "variant few kernel k_few block 32 rows_per_block 1 smem 0 cluster 16 " rest
+  st = sg_meta_parse(VHEAD VLINE("dsmem 0 max_rows 2147483647\n") "end\n",
+                     strlen(VHEAD VLINE("dsmem 0 max_rows 2147483647\n") "end\n"), &back, &d);
+  check(st == SG_OK && back.has_few && back.few.max_rows == 2147483647 && back.few.dsmem == 0,
+        "meta variant: max_rows up to 2^31-1, dsmem 0");
+  meta_error(VHEAD "variant few kernel k_few block 32\nend\n",
+             "metadata line 10: a variant must read 'variant few kernel NAME block B "
+             "rows_per_block R smem S cluster C dsmem D max_rows K'",
+             "meta variant error: too few words");
+  meta_error(VHEAD VLINE("dsmem 0 max_rows 8 extra\n") "end\n",
+             "metadata line 10 has too many words", "meta variant error: a word too many");
+  meta_error(VHEAD "variant few kernel k_few block 32 rows_per_block 1 smem 0 cluster 16 dsmem 0 "
+                   "max_rows\nend\n",
+             "metadata line 10: a variant must read 'variant few kernel NAME block B "
+             "rows_per_block R smem S cluster C dsmem D max_rows K'",
+             "meta variant error: a word too few");
+  meta_error(VHEAD "variant many kernel k_few block 32 rows_per_block 1 smem 0 cluster 16 dsmem "
+                   "0 max_rows 8\nend\n",
+             "metadata line 10: unknown variant 'many' (the one variant is 'few')",
+             "meta variant error: unknown variant name");
+  meta_error(VHEAD VLINE("max_rows 8 dsmem 0\n") "end\n",
+             "metadata line 10: variant few: 'dsmem' expected where 'max_rows' is",
+             "meta variant error: keys out of order");
+  meta_error(VHEAD VLINE("dsmem 0 max_rows 0\n") "end\n",
+             "metadata line 10: variant few: max_rows must be 1 to 2147483647",
+             "meta variant error: max_rows 0");
+  meta_error(VHEAD VLINE("dsmem 0 max_rows 2147483648\n") "end\n",
+             "metadata line 10: variant few: max_rows must be 1 to 2147483647",
+             "meta variant error: max_rows over 2^31-1");
+  meta_error(VHEAD VLINE("dsmem -1 max_rows 8\n") "end\n",
+             "metadata line 10: variant few: dsmem must be 0 to 16777216",
+             "meta variant error: negative dsmem");
+  meta_error(VHEAD "variant few kernel k_few block 0 rows_per_block 1 smem 0 cluster 16 dsmem 0 "
+                   "max_rows 8\nend\n",
+             "metadata line 10: variant few: block must be 1 to 1024",
+             "meta variant error: block 0");
+  meta_error(VHEAD "variant few kernel k_few block 32 rows_per_block 1 smem 0 cluster 2000 dsmem "
+                   "0 max_rows 8\nend\n",
+             "metadata line 10: variant few: cluster must be 1 to 1024",
+             "meta variant error: cluster too large");
+  meta_error(VHEAD VLINE("dsmem 0 max_rows 8\n") VLINE("dsmem 0 max_rows 8\n") "end\n",
+             "metadata line 11: variant few declared twice", "meta variant error: twice");
+  meta_error(VHEAD "variant few kernel k block 32 rows_per_block 1 smem 0 cluster 16 dsmem 0 "
+                   "max_rows 8\nend\n",
+             "metadata variant few names the kernel 'k' itself",
+             "meta variant error: the variant is the kernel itself");
+#undef VLINE
+#undef VHEAD
+}
+
 static void test_dtype(void) {
   sg_dtype dt = SG_DTYPE_COUNT;
   check(sg_dtype_parse("f16", &dt) == 0 && dt == SG_DTYPE_F16, "dtype: f16");
@@ -542,6 +626,7 @@ int main(void) {
   test_plan();
   test_meta();
   test_meta_layout();
+  test_meta_variant();
   test_dtype();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

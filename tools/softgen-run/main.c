@@ -255,9 +255,14 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
       goto done;
     }
   if (m->layout == SG_LAYOUT_INNER)
-    printf("launched: rows=%lld inner=%lld\n", (long long)rows, (long long)inner);
+    printf("launched: rows=%lld inner=%lld", (long long)rows, (long long)inner);
   else
-    printf("launched: rows=%lld\n", (long long)rows);
+    printf("launched: rows=%lld", (long long)rows);
+  sgrt_geometry g;
+  if (sgrt_kernel_geometry(k, rows, &g, &d) == SG_OK && g.few) /* which entry ran */
+    printf(" (few-rows variant %s: grid %llu, block %u, cluster %u)", m->few.kernel,
+           (unsigned long long)g.grid, g.block, g.cluster);
+  printf("\n");
   if (check) {
     if (strcmp(m->template_name, "softmax") != 0 || nin != 1 || nout != 1)
       printf("check: no reference for template '%s'\n", m->template_name);

@@ -6,7 +6,10 @@
  * lib/runtime/cuda.c resolves, backed by host memory (device pointers are host
  * pointers), one or more fake devices "softgen fake CUDA device" of arch
  * FAKE_CUDA_ARCH (default sm_90), a log line per call (FAKE_CUDA_LOG) and
- * error injection (FAKE_CUDA_FAIL=fn:code); see fake_common.h. Calls that need
+ * error injection (FAKE_CUDA_FAIL=fn:code); see fake_common.h. Function handles
+ * name the kernel they are (a module's kernel or its few-rows variant), and
+ * launches log that name (fn=...); FAKE_CUDA_CLUSTERS=n makes
+ * cuOccupancyMaxActiveClusters answer n (unset: it fails). Calls that need
  * a context fail with CUDA_ERROR_INVALID_CONTEXT unless one is pushed, which
  * checks the runtime's push/pop discipline. */
 #include <stdint.h>
@@ -19,11 +22,19 @@
 #define PFX "FAKE_CUDA"
 
 typedef int CUresult;
-typedef struct fake_module {
+typedef struct fake_module fake_module;
+/* A function handle: the module's kernel (meta.kernel) or its few-rows variant
+ * (meta.few.kernel); launches log the name of the one launched. */
+typedef struct fake_function {
+  fake_module *module;
+  const char *name;
+} fake_function;
+struct fake_module {
   sg_meta meta;
   char *image; /* a copy, to resolve kernel names as the driver would */
   size_t size;
-} fake_module;
+  fake_function fns[2]; /* [0] the kernel, [1] the variant */
+};
 
 static int ctx_depth;
 static int initialized;
@@ -119,6 +130,34 @@ FAKE_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void 
   return 0;
 }
 
+/* CUlaunchConfig / CUlaunchAttribute, as lib/runtime/cuda.c declares them. */
+typedef struct fake_attr {
+  int id;
+  char pad[4];
+  unsigned value[16];
+} fake_attr;
+typedef struct fake_config {
+  unsigned gx, gy, gz, bx, by, bz, smem;
+  void *stream;
+  fake_attr *attrs;
+  unsigned nattrs;
+} fake_config;
+
+/* FAKE_CUDA_CLUSTERS=n clusters of any size stay resident at once; unset, the
+ * call fails (the runtime then knows no count, as with a driver without it). */
+FAKE_API CUresult cuOccupancyMaxActiveClusters(int *clusters, void *fn, const fake_config *c) {
+  INJECT(cuOccupancyMaxActiveClusters);
+  NEED_CTX(cuOccupancyMaxActiveClusters);
+  const char *n = fake_env(PFX, "CLUSTERS");
+  unsigned cluster = c->nattrs && c->attrs[0].id == 4 ? c->attrs[0].value[0] : 1;
+  fake_log(PFX, "cuOccupancyMaxActiveClusters fn=%s cluster=%u block=%u smem=%u -> %s",
+           ((fake_function *)fn)->name, cluster, c->bx, c->smem, n ? n : "unsupported");
+  if (!n)
+    return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+  *clusters = atoi(n);
+  return 0;
+}
+
 FAKE_API CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
   INJECT(cuDevicePrimaryCtxRetain);
   fake_log(PFX, "cuDevicePrimaryCtxRetain dev=%d", dev);
@@ -194,9 +233,11 @@ FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
   NEED_CTX(cuModuleGetFunction);
   fake_module *m = mod;
   fake_log(PFX, "cuModuleGetFunction name=%s", name);
-  if (strcmp(m->meta.kernel, name) != 0 || !fake_has_entry(m->image, m->size, name))
+  int few = m->meta.has_few && strcmp(m->meta.few.kernel, name) == 0;
+  if ((!few && strcmp(m->meta.kernel, name) != 0) || !fake_has_entry(m->image, m->size, name))
     return 500;
-  *fn = m;
+  m->fns[few] = (fake_function){m, few ? m->meta.few.kernel : m->meta.kernel};
+  *fn = &m->fns[few];
   return 0;
 }
 
@@ -211,7 +252,7 @@ FAKE_API CUresult cuModuleUnload(void *mod) {
 FAKE_API CUresult cuFuncSetAttribute(void *fn, int attrib, int value) {
   INJECT(cuFuncSetAttribute);
   NEED_CTX(cuFuncSetAttribute);
-  fake_log(PFX, "cuFuncSetAttribute fn=%s attrib=%d value=%d", ((fake_module *)fn)->meta.kernel,
+  fake_log(PFX, "cuFuncSetAttribute fn=%s attrib=%d value=%d", ((fake_function *)fn)->name,
            attrib, value);
   return 0;
 }
@@ -222,40 +263,27 @@ FAKE_API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz
                                  void **params, void **extra) {
   INJECT(cuLaunchKernel);
   NEED_CTX(cuLaunchKernel);
-  const sg_meta *m = &((fake_module *)fn)->meta;
+  const sg_meta *m = &((fake_function *)fn)->module->meta;
   char line[2048];
   snprintf(line, sizeof line,
            "cuLaunchKernel fn=%s grid=%u,%u,%u block=%u,%u,%u smem=%u stream=0x%llx "
            "extra=0x%llx",
-           m->kernel, gx, gy, gz, bx, by, bz, smem, (unsigned long long)(uintptr_t)stream,
+           ((fake_function *)fn)->name, gx, gy, gz, bx, by, bz, smem, (unsigned long long)(uintptr_t)stream,
            (unsigned long long)(uintptr_t)extra);
   fake_run(PFX, m, params, line, sizeof line);
   return 0;
 }
 #endif
 
-/* CUlaunchConfig / CUlaunchAttribute, as lib/runtime/cuda.c declares them. */
-typedef struct fake_attr {
-  int id;
-  char pad[4];
-  unsigned value[16];
-} fake_attr;
-typedef struct fake_config {
-  unsigned gx, gy, gz, bx, by, bz, smem;
-  void *stream;
-  fake_attr *attrs;
-  unsigned nattrs;
-} fake_config;
-
 FAKE_API CUresult cuLaunchKernelEx(const fake_config *c, void *fn, void **params, void **extra) {
   INJECT(cuLaunchKernelEx);
   NEED_CTX(cuLaunchKernelEx);
-  const sg_meta *m = &((fake_module *)fn)->meta;
+  const sg_meta *m = &((fake_function *)fn)->module->meta;
   char line[2048];
   int at = snprintf(line, sizeof line,
                     "cuLaunchKernelEx fn=%s grid=%u,%u,%u block=%u,%u,%u smem=%u "
                     "stream=0x%llx extra=0x%llx nattrs=%u",
-                    m->kernel, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem,
+                    ((fake_function *)fn)->name, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem,
                     (unsigned long long)(uintptr_t)c->stream,
                     (unsigned long long)(uintptr_t)extra, c->nattrs);
   for (unsigned i = 0; i < c->nattrs && at > 0 && (size_t)at < sizeof line; i++)
@@ -379,6 +407,7 @@ FAKE_API CUresult cuGetErrorName(CUresult err, const char **name) {
                {400, "CUDA_ERROR_INVALID_HANDLE"},
                {500, "CUDA_ERROR_NOT_FOUND"},
                {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+               {801, "CUDA_ERROR_NOT_SUPPORTED"},
                {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
                {719, "CUDA_ERROR_LAUNCH_FAILED"},
                {999, "CUDA_ERROR_UNKNOWN"}};
