@@ -327,16 +327,21 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
  * stores with, so more threads with fewer accesses each than
  * STAGE_ACCESSES / ROW_ACCESSES give; not 1024 (64 registers a thread: the
  * f16 and f32 N = 262144 variants spilled 36-116 bytes there; at 512, 4 bytes
- * in 3 of 120 variants, 10 templates x 3 dtypes x N = 16K-256K, ptxas -v). max_rows = FEW_ROWS_BLOCKS / split: the rows whose
- * blocks run at once, one a multiprocessor, on an H100 or H200 (132
- * multiprocessors: 8 clusters of 16); the launch narrows it to the blocks the
- * device keeps resident. Not where constraints fixed the cluster or the rows
- * (honoured as given), nor for tiled rows or the inner layout, nor on targets
- * without clusters (sm_80, AMD: a grid-wide split is a later step).
- * Predicted (H100: 1 x 32768 f16 from 5.4 us to about 2-3 us), not yet measured. */
+ * in 3 of 120 variants, 10 templates x 3 dtypes x N = 16K-256K, ptxas -v).
+ * max_rows = FEW_ROWS_BLOCKS / split; the launch narrows it to the blocks the
+ * device keeps resident. Measured on an H100 (softgen-bench A/B over the
+ * sweep's 163 few-long-row shapes, tools/bench/RESULTS.md "Third change: a
+ * few-rows entry"): with clusters of 16 at M = 1-4, f16 N = 32000-65536 from
+ * 0.47-0.64 of copy to 0.60-1.06, f32 0.44-0.58 to 0.57-0.71; at M = 8 (8
+ * clusters of 16, 128 blocks alone on 132 multiprocessors) slower (f16
+ * 0.64-0.69 -> 0.56-0.59): clusters of 16 need 16 multiprocessors of one
+ * GPC, which fewer than 8 at a time get. So 64 blocks. Not where constraints
+ * fixed the cluster or the rows (honoured as given), nor for tiled rows or
+ * the inner layout, nor on targets without clusters (sm_80, AMD: a grid-wide
+ * split is a later step). */
 #define FEW_ROWS_BYTES (32 * 1024)
 #define FEW_ROWS_CLUSTER 16
-#define FEW_ROWS_BLOCKS 128
+#define FEW_ROWS_BLOCKS 64
 #define FEW_ROWS_ACCESSES 2
 int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
   const sgh_target *tg = pl->target;

@@ -1,7 +1,7 @@
 # The Python binding launches through the C runtime, so a code object's few-rows
 # variant is taken as there (sgrt_launch_geometry): f32 N = 8192 (32 KB rows)
 # over the fake CUDA driver, which computes softmax on the host: M = 1 launches
-# softgen_softmax_f32_n8192_few in clusters of 16, M = 9 (over max_rows, 8) the
+# softgen_softmax_f32_n8192_few in clusters of 16, M = 9 (over max_rows, 4) the
 # kernel; both results match. sg_meta's variant is mirrored (softgen/_rt.py).
 # UNSUPPORTED: asan
 # RUN: %softgen -D N=8192 --dtype f32 --emit asm -o %t.ptx
@@ -19,7 +19,7 @@ from fakearray import FakeArray, softmax_error  # noqa: E402
 k = softgen.load(sys.argv[2])
 m = softgen._rt.lib.sgrt_kernel_meta(k._get(0)).contents
 print(k.kernel, m.has_few, m.few.kernel.decode(), m.few.cluster, m.few.max_rows)
-# CHECK: softgen_softmax_f32_n8192 1 softgen_softmax_f32_n8192_few 16 8
+# CHECK: softgen_softmax_f32_n8192 1 softgen_softmax_f32_n8192_few 16 4
 N = 8192
 random.seed(0)
 for M in (1, 9):
