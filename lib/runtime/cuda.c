@@ -216,38 +216,6 @@ static sg_status cu_open(int device, rt_driver **out, char *name, size_t name_ca
 
 static int cu_supports_cluster(rt_driver *d) { return d->cluster_launch; }
 
-static sg_status cu_module_load(rt_driver *d, const void *image, rt_image_kind kind,
-                                const char *kernel, void **module, void **function,
-                                sg_diag *diag) {
-  (void)kind; /* cuModuleLoadData tells cubin, fatbin and PTX apart itself */
-  CUmodule mod = NULL;
-  CUfunction fn = NULL;
-  sg_status st = push(d, diag);
-  if (st)
-    return st;
-  CUresult r = d->api.cuModuleLoadData(&mod, image);
-  if (r != 0) {
-    pop(d);
-    return fail(d, "cuModuleLoadData", r, diag);
-  }
-  r = d->api.cuModuleGetFunction(&fn, mod, kernel);
-  if (r != 0) {
-    d->api.cuModuleUnload(mod);
-    pop(d);
-    st = fail(d, "cuModuleGetFunction", r, diag);
-    if (diag) {
-      char msg[sizeof diag->message];
-      snprintf(msg, sizeof msg, "%s", diag->message);
-      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
-    }
-    return st;
-  }
-  pop(d);
-  *module = mod;
-  *function = fn;
-  return SG_OK;
-}
-
 static sg_status cu_module_function(rt_driver *d, void *module, const char *kernel,
                                     void **function, sg_diag *diag) {
   CUfunction fn = NULL;
@@ -275,6 +243,28 @@ static void cu_module_unload(rt_driver *d, void *module) {
     d->api.cuModuleUnload(module);
     pop(d);
   }
+}
+
+static sg_status cu_module_load(rt_driver *d, const void *image, rt_image_kind kind,
+                                const char *kernel, void **module, void **function,
+                                sg_diag *diag) {
+  (void)kind; /* cuModuleLoadData tells cubin, fatbin and PTX apart itself */
+  CUmodule mod = NULL;
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = d->api.cuModuleLoadData(&mod, image);
+  if (r != 0) {
+    pop(d);
+    return fail(d, "cuModuleLoadData", r, diag);
+  }
+  pop(d);
+  if ((st = cu_module_function(d, mod, kernel, function, diag))) {
+    cu_module_unload(d, mod);
+    return st;
+  }
+  *module = mod;
+  return SG_OK;
 }
 
 static sg_status cu_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
