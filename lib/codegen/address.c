@@ -12,6 +12,11 @@
  * result is replaced by -inf (codegen/walk.c); stores past M or N are skipped.
  * A cluster's blocks share a row: each block's pointers start at its rank's
  * tile of tile_n columns.
+ * Peeled rows (plan->peel: an odd N read in full vectors) shift each row's
+ * columns by its own misalignment h, so that the vectors are aligned; the
+ * head chunk and the chunks that can leave the row or the tile check each
+ * lane, and a partial chunk loads and stores element by element (the
+ * "peeled rows" section below).
  * The inner layout (plan->layout): tensors are [outer, N, inner] with row
  * m = o * inner + i and element (m, n) at o * stride + n * nstride + i
  * (sgc_element_ptr); a thread owns a row (threads_per_row = vec = 1), so
