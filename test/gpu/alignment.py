@@ -206,27 +206,10 @@ def reference(tpl, ins, scalars, r0=0):
 
 
 def compare_rows(tpl, ins64, ref, yd, ydtype, dt):
-    """suite.compare_rows for log_softmax and the backward passes (with arith_bound); for
-    the softmax family the same comparison with suite.judge's tolerance, max(TOL, 2 x
-    rounding floor): no arithmetic allowance, as suite.py's softmax."""
-    torch = suite.torch
-    if tpl in SUITE_TPLS:
-        return suite.compare_rows(tpl, ins64, ref, yd, ydtype, dt)
-    rnan = torch.isnan(ref)
-    rowok = ~rnan.any(dim=-1)
-    refq = ref.to(ydtype).double()
-    fin = torch.isfinite(refq) & rowok[:, None]
-    nonfin = ~torch.isfinite(refq) & ~rnan
-    reff = ref.masked_fill(~fin, 0.0)
-    diff = (yd - ref).masked_fill(~fin, 0.0)
-    den = (reff * reff).sum(dim=-1)
-    den = torch.where(den > 0, den, torch.ones_like(den))   # a zero row (safe): absolute
-    rel = torch.nan_to_num(torch.sqrt((diff * diff).sum(dim=-1) / den), nan=float("inf"),
-                           posinf=float("inf"))
-    floor = torch.sqrt(((refq.masked_fill(~fin, 0.0) - reff) ** 2).sum(dim=-1) / den)
-    tol = torch.clamp(2.0 * floor, min=suite.TOL[dt])
-    return {"rel": rel, "floor": floor, "allow": torch.zeros_like(floor), "tol": tol,
-            "ratio": rel / tol, "rnan": rnan, "fin": fin, "nonfin": nonfin, "refq": refq}
+    """suite.compare_rows: for log_softmax and the backward passes with arith_bound; for
+    the softmax family with suite.judge's tolerance, max(TOL, 2 x rounding floor): no
+    arithmetic allowance, as suite.py's softmax."""
+    return suite.compare_rows(tpl, ins64, ref, yd, ydtype, dt, arith=tpl in SUITE_TPLS)
 
 
 def stats(tpl, xs, y, dt, scalars):

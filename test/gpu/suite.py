@@ -560,12 +560,13 @@ def stats(x, y, dt):
     return acc
 
 
-def compare_rows(tpl, ins, ref, yd, ydtype, dt):
+def compare_rows(tpl, ins, ref, yd, ydtype, dt, arith=True):
     """Per-row comparison of yd (an output, as float64) with ref (float64) for template
     tpl with float64 inputs ins ([rows, n] each). Elements where ref rounded to ydtype
     is finite ("fin", in rows without NaN) are compared by norm; the others must match
     exactly (rnan: NaN, nonfin: +-inf of the dtype). Returns a dict of [rows] tensors
-    (rel, floor, allow, tol, ratio = rel / tol) and the masks."""
+    (rel, floor, allow, tol, ratio = rel / tol) and the masks. arith=False: no
+    allowance for the template's arithmetic (arith_bound), as judge() for softmax."""
     rnan = torch.isnan(ref)
     rowok = ~rnan.any(dim=-1)
     refq = ref.to(ydtype).double()
@@ -579,8 +580,11 @@ def compare_rows(tpl, ins, ref, yd, ydtype, dt):
     # NaN (a NaN or inf output where the reference is finite) must win the max
     rel = torch.nan_to_num(rel, nan=float("inf"), posinf=float("inf"))
     floor = torch.sqrt(((refq.masked_fill(~fin, 0.0) - reff) ** 2).sum(dim=-1) / den)
-    b = torch.nan_to_num(arith_bound(tpl, ins, ref), nan=0.0, posinf=0.0).masked_fill(~fin, 0.0)
-    allow = torch.sqrt((b * b).sum(dim=-1) / den)
+    if arith:
+        b = torch.nan_to_num(arith_bound(tpl, ins, ref), nan=0.0, posinf=0.0).masked_fill(~fin, 0.0)
+        allow = torch.sqrt((b * b).sum(dim=-1) / den)
+    else:
+        allow = torch.zeros_like(floor)
     tol = torch.clamp(2.0 * floor + allow, min=TOL[dt])
     return {"rel": rel, "floor": floor, "allow": allow, "tol": tol, "ratio": rel / tol,
             "rnan": rnan, "fin": fin, "nonfin": nonfin, "refq": refq}
