@@ -225,13 +225,7 @@ static sg_status cu_module_function(rt_driver *d, void *module, const char *kern
   CUresult r = d->api.cuModuleGetFunction(&fn, module, kernel);
   pop(d);
   if (r != 0) {
-    st = fail(d, "cuModuleGetFunction", r, diag);
-    if (diag) {
-      char msg[sizeof diag->message];
-      snprintf(msg, sizeof msg, "%s", diag->message);
-      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
-    }
-    return st;
+    return rt_name_kernel(fail(d, "cuModuleGetFunction", r, diag), kernel, diag);
   }
   *function = fn;
   return SG_OK;

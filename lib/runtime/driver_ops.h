@@ -13,6 +13,7 @@
 #define SOFTGEN_RUNTIME_DRIVER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "softgen/diag.h"
 
@@ -90,5 +91,16 @@ void *rt_dlopen(const char *env_var, const char *const *names, char *used, size_
 /* Resolves sym in lib; NULL and SG_ERR_NO_DRIVER naming sym and libname when
  * missing. Callers copy the result into a function pointer with memcpy. */
 void *rt_dlsym(void *lib, const char *libname, const char *sym, sg_diag *diag);
+
+/* st, with diag's message (a driver failure) followed by " (kernel 'KERNEL')":
+ * the back ends' function lookups name the kernel they looked for. */
+static inline sg_status rt_name_kernel(sg_status st, const char *kernel, sg_diag *diag) {
+  if (diag) {
+    char msg[sizeof diag->message];
+    snprintf(msg, sizeof msg, "%s", diag->message);
+    sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
+  }
+  return st;
+}
 
 #endif

@@ -225,13 +225,7 @@ static sg_status hip_module_load(rt_driver *d, const void *image, rt_image_kind 
   if (r != 0) {
     d->api.hipModuleUnload(mod);
     leave(d, old);
-    st = fail(d, "hipModuleGetFunction", r, diag);
-    if (diag) {
-      char msg[sizeof diag->message];
-      snprintf(msg, sizeof msg, "%s", diag->message);
-      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
-    }
-    return st;
+    return rt_name_kernel(fail(d, "hipModuleGetFunction", r, diag), kernel, diag);
   }
   leave(d, old);
   *module = mod;
@@ -249,13 +243,7 @@ static sg_status hip_module_function(rt_driver *d, void *module, const char *ker
   hipError_t r = d->api.hipModuleGetFunction(&fn, module, kernel);
   leave(d, old);
   if (r != 0) {
-    st = fail(d, "hipModuleGetFunction", r, diag);
-    if (diag) {
-      char msg[sizeof diag->message];
-      snprintf(msg, sizeof msg, "%s", diag->message);
-      sg_diag_set(diag, st, "%s (kernel '%s')", msg, kernel);
-    }
-    return st;
+    return rt_name_kernel(fail(d, "hipModuleGetFunction", r, diag), kernel, diag);
   }
   *function = fn;
   return SG_OK;
