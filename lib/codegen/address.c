@@ -11,7 +11,8 @@
  * rows past M and columns past N read a clamped, in-bounds address and the
  * result is replaced by -inf (codegen/walk.c); stores past M or N are skipped.
  * A cluster's blocks share a row: each block's pointers start at its rank's
- * tile of tile_n columns.
+ * tile of tile_n columns; where the split is uneven the last block's columns
+ * end at N, before its tile's end (col_end).
  * Peeled rows (plan->peel: an odd N read in full vectors) shift each row's
  * columns by its own misalignment h, so that the vectors are aligned; the
  * head chunk and the chunks that can leave the row or the tile check each
@@ -41,6 +42,15 @@ unsigned sgc_elem_bytes(sgc_ctx *cx, int tensor) {
   return (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), sgc_elem_type(cx, tensor));
 }
 
+/* A cluster whose last workgroup holds fewer columns than tile_n (not peeled
+ * rows: their checks bound every lane by N), and how many it holds. */
+static int uneven_split(const sg_plan *pl) {
+  return !pl->peel && (uint64_t)pl->tile_n * pl->cluster != (uint64_t)pl->n;
+}
+static uint64_t last_columns(const sg_plan *pl) {
+  return (uint64_t)pl->n - (uint64_t)(pl->cluster - 1) * (uint64_t)pl->tile_n;
+}
+
 void sgc_addr_init(sgc_ctx *cx, sgc_addr *a) {
   const sg_plan *pl = cx->plan;
   const sg_template *t = cx->t;
@@ -63,6 +73,14 @@ void sgc_addr_init(sgc_ctx *cx, sgc_addr *a) {
     for (int i = 0; i < t->ntensors; i++)
       a->ptr[i] = LLVMBuildGEP2(b, sgc_elem_type(cx, i), a->ptr[i], &off, 1, "");
     a->col_base = off;
+    /* an uneven split: the last workgroup's columns end at N, before its tile's end */
+    if (uneven_split(pl)) {
+      LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, cx->cluster_rank,
+                                        LLVMConstInt(LLVMTypeOf(cx->cluster_rank),
+                                                     pl->cluster - 1, 0), "rank.last");
+      a->col_end = LLVMBuildSelect(b, last, LLVMConstInt(cx->i64, last_columns(pl), 0), tile,
+                                   "col.end");
+    }
   }
 }
 
@@ -346,8 +364,12 @@ void sgc_chunk_columns(sgc_ctx *cx, sgc_addr *a, LLVMValueRef base, unsigned nch
                     (uint64_t)(pl->cluster - 1) * (uint64_t)pl->tile_n + at + end > (uint64_t)pl->n;
       continue;
     }
-    LLVMValueRef n = LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0);
-    a->col_valid[c] = end > limit ? LLVMBuildICmp(cx->b, LLVMIntULT, a->col[c], n, "col.ok") : NULL;
+    /* the columns this workgroup holds end at tile_n; in an uneven split at
+     * col_end, which may fall in any tile of a tiled row (a run-time base) */
+    LLVMValueRef n = a->col_end ? a->col_end
+                                : LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0);
+    int check = end > limit || (a->col_end && (base || end > last_columns(pl)));
+    a->col_valid[c] = check ? LLVMBuildICmp(cx->b, LLVMIntULT, a->col[c], n, "col.ok") : NULL;
   }
   if (pl->peel && a->peel_h)
     peel_columns(cx, a);

@@ -21,6 +21,8 @@ typedef struct sgc_addr {
   LLVMValueRef repeat[SGT_MAX_TENSORS];    /* inputs whose rows repeat: R (i64), else NULL */
   LLVMValueRef nstride[SGT_MAX_TENSORS], inner; /* inner layout: strides along N, inner */
   LLVMValueRef col_base;                   /* clusters: the block's first column (i64), else NULL */
+  LLVMValueRef col_end;                    /* an uneven split: the block's columns (i64; the
+                                              last block's fewer than tile_n), else NULL */
   LLVMValueRef row, row_valid;             /* this thread's row (i64), row < M (i1) */
   LLVMValueRef row_clamped;                /* i64, always < M */
   LLVMValueRef row_base[2][SGT_MAX_TENSORS]; /* inner layout: o * stride + i of row, row_clamped */

@@ -42,6 +42,9 @@ struct sg_constraints {
   int online;              /* PipelineConstraint: 0 not given, 1 off, 2 on */
   int staging;             /* PipelineConstraint: 0 not given, 1 registers, 2 shared memory */
   sgp_loc pipeline_loc;
+  /* Not a constraint of the text: the few-rows variant's workgroups per row
+   * (plan/resolve.c), a split that need not be even (0: none). */
+  unsigned split;
 };
 
 /* The resolved plan: every number the kernel is built from. Fields marked
@@ -63,7 +66,9 @@ struct sg_plan {
   unsigned rows_per_wave;   /* > 1 for short rows: sub-wave reductions */
   unsigned waves_per_row;   /* > 1: a block-level (shared memory) reduction */
   unsigned cluster;         /* workgroups sharing one row (WorkgroupConstraint(N, N / cluster)) */
-  int64_t tile_n;           /* columns of the row each workgroup holds: n / cluster */
+  int64_t tile_n;           /* columns of the row each workgroup holds: ceil(vectors /
+                               cluster) vectors; the last workgroup holds the rest
+                               (n - (cluster - 1) tile_n, masked past it) */
   unsigned vec;             /* elements per vector access (vector_shapes N) */
   unsigned vec_bytes;
   unsigned chunks;          /* vector accesses per thread per row (per tile when row_tiles > 1) */

@@ -144,11 +144,21 @@ static int stage_share_fits(const sgh_target *tg, const char *arch, uint64_t sha
   return share + STAGE_RESERVE <= limit && (cluster <= tg->max_cluster || 2 * share > limit);
 }
 
+/* A row of `vectors` vector accesses splits over `cluster` workgroups of
+ * ceil(vectors / cluster) each, the last holding the rest (its columns past N
+ * masked like a tail), as long as that last one holds at least one vector. */
+int sgp_split_ok(uint64_t vectors, unsigned cluster) {
+  return (uint64_t)(cluster - 1) * sgp_split_share(vectors, cluster) < vectors;
+}
+uint64_t sgp_split_share(uint64_t vectors, unsigned cluster) {
+  return (vectors + cluster - 1) / cluster;
+}
+
 /* The largest cluster, a power of two up to `most`, that splits a row of
- * `vectors` vector accesses evenly (a workgroup holds whole vectors). */
-static unsigned even_cluster(uint64_t vectors, unsigned most) {
+ * `vectors` vector accesses (sgp_split_ok). */
+static unsigned split_cluster(uint64_t vectors, unsigned most) {
   unsigned c = 1;
-  while (c * 2 <= most && vectors % (c * 2) == 0)
+  while (c * 2 <= most && sgp_split_ok(vectors, c * 2))
     c *= 2;
   return c;
 }
@@ -158,7 +168,7 @@ static unsigned even_cluster(uint64_t vectors, unsigned most) {
 static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                              unsigned cluster) {
   const sgh_target *tg = pl->target;
-  uint64_t share = vectors / cluster;
+  uint64_t share = sgp_split_share(vectors, cluster);
   unsigned t = staged_threads(share, tg->max_block_threads);
   return stage_share_fits(tg, pl->arch, share * pl->vec * in->read_bytes, cluster) &&
          (share + t - 1) / t <= SGP_STAGE_MAX_CHUNKS;
@@ -170,11 +180,11 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
   /* staged copies are whole aligned vectors: not peeled rows */
   int can = sgh_can_stage(tg) && !pl->peel, narrow = pl->vec * in->narrowest_read < 4;
   /* the most a workgroup would hold: the row over the largest portable
-   * cluster that splits it evenly, else over the largest staged one */
+   * cluster, else over the largest staged one */
   uint64_t vectors = (uint64_t)n / pl->vec;
   int clusters = sgh_has_clusters(tg, pl->arch);
-  unsigned portable = clusters ? even_cluster(vectors, tg->max_cluster) : 1;
-  unsigned staged = clusters ? even_cluster(vectors, tg->max_cluster_staged) : 1;
+  unsigned portable = clusters ? split_cluster(vectors, tg->max_cluster) : 1;
+  unsigned staged = clusters ? split_cluster(vectors, tg->max_cluster_staged) : 1;
   int fits = can && staged_share_fits(in, pl, vectors, portable);
   /* over non-portable clusters, measured on an H100 at f32 N = 262144 against
    * the registers plan (1024 threads): the backward passes 0.54 -> 0.92 of
@@ -187,7 +197,9 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
   return can && !narrow && n > AUTO_STAGE_ELEMS && fits;
 }
 
-/* Workgroups per row: the fewest that keep a thread's share of the row within
+/* Workgroups per row (`vectors` rounded up by the caller so that every power
+ * of two up to the largest cluster divides it: a split need not be even,
+ * sgp_split_ok): the fewest that keep a thread's share of the row within
  * AUTO_ELEMS_PER_THREAD (rows longer than one block's registers), splitting
  * until a block of 256 threads (or the most the largest cluster allows) holds
  * its share, as measured fastest (experiments 2 and 4); smaller blocks keep
@@ -315,12 +327,13 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
  * = 16K-256K ran at 0.44 of the copy (kernel alone; 1 x 50257 f16 8.7 us
  * against the copy's 1.6 us, 64 x 128K f16 14.5 us against 7.9 us;
  * tools/bench/RESULTS.md, "The user sweep").
- * The split: FEW_ROWS_CLUSTER where the row splits that many ways evenly and
- * the target stages rows (the non-portable cluster is for staged rows only),
- * each block then kept alone on its multiprocessor (sgp_policy_alone_smem):
+ * The split: FEW_ROWS_CLUSTER where the row splits that many ways
+ * (sgp_split_ok: the last block holds the rest), staged where the target
+ * stages the row (peeled rows are not: theirs are registers plans), each
+ * block then kept alone on its multiprocessor (sgp_policy_alone_smem):
  * synccheck flagged clusters of 16 with several blocks a multiprocessor and
  * passed those of one (test/gpu/RESULTS.md, "Issue 10"); else the largest
- * even split up to the portable cluster. A variant only where its split is
+ * split up to the portable cluster. A variant only where its split is
  * larger than the plan's. Its threads: a wave for each FEW_ROWS_ACCESSES x
  * wave vectors of a block's share, up to STAGE_MAX_THREADS: a block alone on
  * its multiprocessor has only its own warps to overlap its loads, exps and
@@ -353,14 +366,19 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
       !pl->chosen.rows || pl->row_tiles > 1 ||
       (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
     return 0;
-  if (big > tg->max_cluster && sgh_can_stage(tg) && in->c->staging != 1 &&
-      pl->vec * in->narrowest_read >= 4 && vectors % big == 0) {
+  if (pl->peel) /* enough vectors for any shift of the row (plan/rows.c) */
+    vectors = ((uint64_t)in->p->n + 2 * pl->vec - 2) / pl->vec;
+  int stage = sgh_can_stage(tg) && in->c->staging != 1 && !pl->peel &&
+              pl->vec * in->narrowest_read >= 4;
+  if (big > tg->max_cluster && (stage || pl->peel) && sgp_split_ok(vectors, big)) {
     out->cluster = big;
-    out->staged = out->alone = 1;
+    out->staged = stage;
+    out->alone = 1;
   } else {
-    out->cluster = even_cluster(vectors, tg->max_cluster);
+    out->cluster = split_cluster(vectors, tg->max_cluster);
   }
-  uint64_t per_thread = (uint64_t)FEW_ROWS_ACCESSES * pl->wave, share = vectors / out->cluster;
+  uint64_t per_thread = (uint64_t)FEW_ROWS_ACCESSES * pl->wave;
+  uint64_t share = sgp_split_share(vectors, out->cluster);
   unsigned waves = sgp_pow2_floor(share / per_thread ? share / per_thread : 1);
   unsigned most = STAGE_MAX_THREADS < tg->max_block_threads ? STAGE_MAX_THREADS
                                                             : tg->max_block_threads;

@@ -17,6 +17,11 @@
  * constraints. */
 #define SGP_STAGE_MAX_CHUNKS 64
 
+/* Does a row of `vectors` vector accesses split over `cluster` workgroups of
+ * sgp_split_share(vectors, cluster) vectors each, the last holding the rest
+ * (at least one)? */
+int sgp_split_ok(uint64_t vectors, unsigned cluster);
+uint64_t sgp_split_share(uint64_t vectors, unsigned cluster);
 /* Threads per wave on pl's target and arch. */
 unsigned sgp_policy_wave(const sg_plan *pl);
 
@@ -80,7 +85,7 @@ typedef struct sgp_few {
   unsigned cluster;  /* workgroups per row */
   unsigned threads;  /* a block's threads (a whole number of waves) */
   unsigned max_rows; /* the variant is launched for M up to this */
-  int staged;        /* its rows staged in shared memory (a non-portable cluster needs it) */
+  int staged;        /* its rows staged in shared memory */
   int alone;         /* each block alone on its multiprocessor (sgp_policy_alone_smem) */
 } sgp_few;
 

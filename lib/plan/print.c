@@ -21,8 +21,11 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
     fprintf(f, "  layout            inner: tensors [outer, N, inner], row m = o x inner + i at "
             "o x stride + n x nstride + i (inner, strides: run-time); a thread a row, adjacent "
             "threads adjacent i\n");
-  fprintf(f, "  cluster           %u workgroups per row, %lld columns each%s\n", pl->cluster,
-          (long long)pl->tile_n, a[pl->chosen.cluster]);
+  fprintf(f, "  cluster           %u workgroups per row, %lld columns each", pl->cluster,
+          (long long)pl->tile_n);
+  if (!pl->peel && pl->cluster > 1 && pl->tile_n * pl->cluster != pl->n)
+    fprintf(f, ", the last %lld", (long long)(pl->n - (pl->cluster - 1) * pl->tile_n));
+  fprintf(f, "%s\n", a[pl->chosen.cluster]);
   fprintf(f, "  threads_per_wave  %u%s\n", pl->wave, a[pl->chosen.wave]);
   fprintf(f, "  waves_per_block   %u%s\n", pl->waves_per_block, a[pl->chosen.waves]);
   fprintf(f, "  block_threads     %u\n", pl->block_threads);

@@ -257,18 +257,19 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
 
 /* The few-rows variant of pl (plan/plan.h: pl->few), where the policy asks for
  * one: the same template and problem resolved again with the policy's split
- * fixed as given constraints would fix it (WorkgroupConstraint(N, N / split),
- * WorkgroupConstraint(M, 1), its waves a block unless given, rows_in_flight 1,
- * staging where the split needs it), so that the one resolver plans both. A
+ * fixed as given constraints would fix it (c.split: a split that need not be
+ * even, which no constraint's text says; WorkgroupConstraint(M, 1), its waves
+ * a block unless given, rows_in_flight 1, staging where the split needs it),
+ * so that the one resolver plans both. A
  * variant that does not resolve, or would need other vectors than pl's (the
  * launch checks alignment against pl's), is left out: pl alone computes every
  * M. */
 static void resolve_few(const sgp_input *in, sg_plan *pl) {
   sgp_few f;
-  if (!sgp_policy_few_rows(in, pl, &f) || in->c->nworkgroup + 2 > SGP_MAX_DIMS)
+  if (!sgp_policy_few_rows(in, pl, &f) || in->c->nworkgroup + 1 > SGP_MAX_DIMS)
     return;
   sg_constraints c = *in->c;
-  add_tile(&c, in->t->dims[in->col_dim], in->p->n / f.cluster);
+  c.split = f.cluster;
   add_tile(&c, in->t->dims[in->row_dim], 1);
   c.rows_in_flight = 1;
   if (!c.waves_per_block[0]) /* given waves are honoured as in pl */

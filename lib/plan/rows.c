@@ -104,8 +104,10 @@ static sg_status resolve_staging(const sgp_input *in, sg_plan *pl, sg_diag *diag
 }
 
 /* Workgroups per row (a thread-block cluster): WorkgroupConstraint(N, tile)
- * with tile < N asks for N / tile; otherwise the policy's where the target has
- * clusters. Sets pl->cluster and pl->tile_n. */
+ * with tile < N asks for N / tile; the few-rows variant's split (c->split)
+ * for that many; otherwise the policy's where the target has clusters. A
+ * workgroup holds ceil(vectors / cluster) vectors, the last the rest (the
+ * policy's splits need not be even). Sets pl->cluster and pl->tile_n. */
 static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *pl,
                                  uint64_t vectors, sg_diag *diag) {
   const sgh_target *tg = pl->target;
@@ -135,6 +137,12 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
       return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u elements does "
                        "not divide the tile", N, (long long)tile, pl->vec);
     pl->cluster = (unsigned)count;
+  } else if (in->c->split && !wg_n && can) {
+    if (!sgp_split_ok(vectors, in->c->split) ||
+        in->c->split > sgp_max_u(tg->max_cluster, tg->max_cluster_staged))
+      return REJECT("a row of %llu vectors does not split over %u workgroups",
+                    (unsigned long long)vectors, in->c->split);
+    pl->cluster = in->c->split;
   } else if (!wg_n && can) {
     /* the threads a row may have, as far as the given constraints say */
     const sg_constraints *c = in->c;
@@ -143,14 +151,17 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
       threads = (uint64_t)c->waves_per_block[0] * c->waves_per_block[1] *
                 c->waves_per_block[2] * (c->threads_per_wave ? c->threads_per_wave : 32);
     threads = sgp_pow2_floor(threads / rows ? threads / rows : 1);
-    /* peeled rows split evenly: their vectors rounded up (the extra ones masked) */
-    uint64_t even = pl->peel ? (vectors + tg->max_cluster - 1) / tg->max_cluster * tg->max_cluster
-                             : vectors;
+    /* the policy sees the vectors rounded up to a multiple of every cluster
+     * (the extra ones masked), then the split is narrowed to one whose last
+     * workgroup holds a vector */
+    unsigned most = sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
+    uint64_t even = (vectors + most - 1) / most * most;
     pl->cluster = sgp_policy_cluster(in, pl, even, rows, threads);
+    while (pl->cluster > 1 && !sgp_split_ok(vectors, pl->cluster))
+      pl->cluster /= 2;
     pl->chosen.cluster = 1;
   }
-  pl->tile_n = pl->peel ? (int64_t)((vectors + pl->cluster - 1) / pl->cluster * pl->vec)
-                        : n / pl->cluster;
+  pl->tile_n = (int64_t)(sgp_split_share(vectors, pl->cluster) * pl->vec);
   return SG_OK;
 }
 
@@ -292,7 +303,7 @@ static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_
   uint64_t per_pass = (uint64_t)T * pl->vec;
   pl->chunks = (unsigned)(((uint64_t)n + per_pass - 1) / per_pass);
   pl->elems_per_thread = pl->chunks * pl->vec;
-  pl->masked = pl->peel || (uint64_t)n % per_pass != 0;
+  pl->masked = pl->peel || (uint64_t)n % per_pass != 0 || n * pl->cluster != pl->n;
   pl->row_tiles = 1;
   if (pl->stage && pl->chunks > SGP_STAGE_MAX_CHUNKS)
     return REJECT("a staged row of %lld columns per workgroup needs %u vector accesses per "
