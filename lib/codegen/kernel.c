@@ -10,6 +10,8 @@
  *   registers  the row loaded once and held in registers (rows_registers.c)
  *   staged     the row copied to shared memory and re-read (rows_staged.c)
  *   tiled      the row in tiles, one pass over it per reduction (rows_tiled.c)
+ *   flat       short rows, a row block copied in and out in 16-byte pieces
+ *              through shared memory (rows_flat.c)
  * With prefetch (rows_in_flight 2, a persistent grid) the loop starts on the
  * first row block before it and on the next one in each trip.
  * Target-independent: ids, shuffles, barriers and exp2 come from the
@@ -29,6 +31,8 @@
 #include "codegen/rows.h"
 
 static const sgc_rows *row_strategy(const sg_plan *pl) {
+  if (pl->flat)
+    return &sgc_rows_flat;
   if (pl->stage)
     return &sgc_rows_staged;
   if (pl->row_tiles > 1)
@@ -125,6 +129,8 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
       w->vals[i].seg[c] = -1;
   }
   rows->walk(w);
+  if (rows->finish)
+    rows->finish(w);
   LLVMValueRef next_iteration = LLVMBuildAdd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
   LLVMBuildCondBr(b, more, body, exit);

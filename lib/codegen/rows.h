@@ -126,8 +126,8 @@ typedef enum sgc_build_at {
 /* A row strategy: where the chunks of a row block come from. codegen/kernel.c
  * calls declare, then in the entry block entry; with prefetch (a persistent
  * grid, rows_in_flight 2) ahead before the loop; then in each trip of the
- * loop over row blocks phis, begin, walk, and at the latch end. The walk
- * calls read, live and stored. walk and read are required (live too, where
+ * loop over row blocks phis, begin, walk, finish, and at the latch end. The
+ * walk calls read, live, write and stored. walk and read are required (live too, where
  * the strategy sets w->skip_op); any other hook may be NULL: nothing. */
 struct sgc_rows {
   size_t own_size; /* bytes of the strategy's own state (w->own) */
@@ -154,10 +154,16 @@ struct sgc_rows {
   LLVMValueRef (*live)(sgc_walk *w, unsigned c);
   /* The template's last op (a write) has stored chunk c. */
   void (*stored)(sgc_walk *w, unsigned c);
+  /* Stores chunk c of write op `op` (x, in the tensor's type; where the
+   * column and row are valid) in place of the store to memory. */
+  void (*write)(sgc_walk *w, const sgt_op *op, unsigned c, LLVMValueRef x);
+  /* After the walk, in the same trip. */
+  void (*finish)(sgc_walk *w);
 };
 
-/* The strategies (plan->stage: staged; plan->row_tiles > 1: tiled; else registers). */
-extern const sgc_rows sgc_rows_registers, sgc_rows_staged, sgc_rows_tiled;
+/* The strategies (plan->flat: flat; plan->stage: staged; plan->row_tiles > 1:
+ * tiled; else registers). */
+extern const sgc_rows sgc_rows_registers, sgc_rows_staged, sgc_rows_tiled, sgc_rows_flat;
 
 /* The walk (codegen/walk.c). */
 

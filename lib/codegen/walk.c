@@ -283,6 +283,8 @@ void sgc_walk_write(sgc_walk *w, const sgt_op *op) {
     }
     if (pl->peel) {
       sgc_peel_store(cx, a, op->tensor, c, x);
+    } else if (w->rows->write) {
+      w->rows->write(w, op, c, x);
     } else {
       LLVMValueRef at = sgc_element_ptr(cx, a, op->tensor, a->row, a->col[c]);
       LLVMValueRef s = LLVMBuildStore(cx->b, x, at);

@@ -92,6 +92,10 @@ struct sg_plan {
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
   int prefetch;             /* 1: load row block i+1 while computing i (persistent grid) */
   int stage;                /* 1: rows copied to shared memory once, re-read by each pass */
+  int flat;                 /* 1: short rows whose vector is under 16 bytes: a row block's
+                               rows (one contiguous span when the strides are N) copied
+                               to shared memory and written back in 16-byte pieces
+                               (codegen/rows_flat.c); stage_bytes holds the images */
   unsigned stage_pitch;     /* elements a staged row occupies: chunks x threads_per_row x vec */
   unsigned stage_bytes;     /* dynamic shared memory of the staged rows (0 when not staged) */
   unsigned blocks_per_sm;   /* staged: blocks the shared memory lets a multiprocessor hold,

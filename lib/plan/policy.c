@@ -38,10 +38,78 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
  * 31: 0.67, 0.48) and every latency-bound shape (M x N under the copy's 4 us:
  * 0.6-1.0 narrow, 0.4-0.6 peeled): the element-by-element head and tail cost
  * a row more than the wide body saves there. Only the rows layout asks (the
- * inner layout reads one element a thread). */
+ * inner layout reads one element a thread). Rows that flat plans take
+ * (sgp_policy_flat: up to FLAT_ROW_BYTES, where the target stages) are not
+ * peeled. */
 #define PEEL_MIN_VECTORS 8
+static int flat_rows(const sgp_input *in, const sg_plan *pl);
 int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsigned narrow) {
-  return pl->target->peel_rows && narrow == 1 && in->p->n >= (int64_t)PEEL_MIN_VECTORS * full;
+  return pl->target->peel_rows && narrow == 1 && in->p->n >= (int64_t)PEEL_MIN_VECTORS * full &&
+         !flat_rows(in, pl);
+}
+
+/* ---- short rows as contiguous blocks ---- */
+
+/* Flat rows (codegen/rows_flat.c): a row of at most FLAT_ROW_BYTES whose
+ * widest dividing vector is under 16 bytes (odd or not-8 16-bit N, f32 N not
+ * a multiple of 4) reads 2- to 8-byte pieces a thread in the other plans, a
+ * few bytes in flight per thread: measured on an H100 at 0.39-0.82 of copy
+ * (f16 N = 7-225 at M of 100K-65M, tools/bench/RESULTS.md "The user sweep").
+ * A flat block copies its rows, one contiguous span, to shared memory in
+ * 16-byte pieces, computes from there and writes back the same way. Its
+ * threads: a row a thread up to FLAT_ELEMS_PER_THREAD elements (reads from
+ * shared memory need no parallelism a row), more threads for longer rows;
+ * its block holds at least FLAT_BLOCK_BYTES of the rows (256 threads, up to
+ * 1024 for the shortest rows) so that a block's copies keep bytes in flight.
+ * No blocks a multiprocessor asked of the register allocator: under the cap
+ * that the shared memory would allow (8 blocks of 256 threads: 32 registers),
+ * f16 rows of 17-250 spilled 84-184 bytes (ptxas -v).
+ * Not for peeled rows, the host (no shared-memory copies) or where
+ * constraints fix the shape. */
+#define FLAT_ROW_BYTES 1024
+#define FLAT_ELEMS_PER_THREAD 16
+#define FLAT_BLOCK_BYTES 4096
+#define MIN_BLOCK_THREADS_FLAT 256
+static int flat_rows(const sgp_input *in, const sg_plan *pl) {
+  const sg_constraints *c = in->c;
+  int given = c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->rows_in_flight ||
+              c->staging || c->split;
+  return !given && pl->layout == SG_LAYOUT_ROWS && sgh_can_stage(pl->target) &&
+         (uint64_t)in->p->n * in->widest_elem <= FLAT_ROW_BYTES;
+}
+int sgp_policy_flat(const sgp_input *in, const sg_plan *pl) {
+  return flat_rows(in, pl) && !pl->peel && pl->vec * in->widest_elem < 16;
+}
+/* A flat block's images: for each tensor read or written, its rows
+ * (rows_per_block x N elements) and 16 bytes, so that the image starts at
+ * the global span's offset within 16 bytes (codegen/rows_flat.c). */
+uint64_t sgp_flat_image_bytes(const sg_plan *pl, unsigned esize) {
+  return ((uint64_t)pl->rows_per_block * (uint64_t)pl->n * esize + 15) / 16 * 16 + 16;
+}
+uint64_t sgp_flat_bytes(const sg_template *t, const sg_plan *pl) {
+  uint64_t bytes = 0;
+  for (int i = 0; i < t->ntensors; i++) {
+    int used = 0;
+    for (int k = 0; k < t->nops; k++)
+      used |= (t->ops[k].code == SGT_READ || t->ops[k].code == SGT_WRITE) && t->ops[k].tensor == i;
+    if (used)
+      bytes += sgp_flat_image_bytes(
+          pl, sg_dtype_size(sgt_tensor_dtype(t, i, pl->dtype, pl->out_dtype)));
+  }
+  return bytes;
+}
+unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl) {
+  uint64_t n = (uint64_t)in->p->n, t = 1;
+  (void)pl;
+  while ((n + t - 1) / t > FLAT_ELEMS_PER_THREAD)
+    t *= 2;
+  return (unsigned)t;
+}
+unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {
+  unsigned b = MIN_BLOCK_THREADS_FLAT, most = pl->target->max_block_threads;
+  while (b < most && (uint64_t)b / threads_per_row * in->p->n * in->read_bytes < FLAT_BLOCK_BYTES)
+    b *= 2;
+  return b < threads_per_row ? threads_per_row : b;
 }
 
 /* ---- threads per row and block ---- */

@@ -34,6 +34,16 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n);
  * and arch set. */
 int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsigned narrow);
 
+/* Short rows read and written as contiguous row blocks (plan->flat)? Not
+ * where a constraint fixes the shape or the pipeline. pl: vec and peel set. */
+int sgp_policy_flat(const sgp_input *in, const sg_plan *pl);
+/* A flat plan's threads per row and its block's threads. */
+unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl);
+unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row);
+/* Bytes of a flat block's image of a tensor of esize-byte elements, and of
+ * all its images (the launch's dynamic shared memory). */
+uint64_t sgp_flat_image_bytes(const sg_plan *pl, unsigned esize);
+uint64_t sgp_flat_bytes(const sg_template *t, const sg_plan *pl);
 /* Stage rows in shared memory? pl: target, arch, vec and peel set. */
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl);
 

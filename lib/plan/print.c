@@ -57,6 +57,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             "multiprocessor\n", pl->stage_bytes, pl->rows_per_block,
             pl->rows_per_block == 1 ? "" : "s", pl->stage_pitch, pl->stage_groups,
             a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
+  else if (pl->flat)
+    fprintf(f, "  staging           flat: %u rows a block (one span where the strides are N) "
+            "copied to shared memory and written back in 16-byte pieces, %u bytes  (auto)\n",
+            pl->rows_per_block, pl->stage_bytes);
   else
     fprintf(f, "  staging           registers (each thread holds its values across the "
             "passes)%s\n", a[pl->chosen.stage]);

@@ -83,11 +83,13 @@ static uint64_t row_vectors(const sg_plan *pl) {
   return pl->peel ? ((uint64_t)pl->n + 2 * pl->vec - 2) / pl->vec : (uint64_t)pl->n / pl->vec;
 }
 
-/* Staging: PipelineConstraint(staging) or the policy's. */
+/* Staging: PipelineConstraint(staging) or the policy's; short rows flat
+ * (plan->flat) where nothing given fixes the shape or the pipeline. */
 static sg_status resolve_staging(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   const sg_constraints *c = in->c;
+  pl->flat = sgp_policy_flat(in, pl);
   if (!c->staging) {
-    pl->stage = sgp_policy_stage(in, pl);
+    pl->stage = !pl->flat && sgp_policy_stage(in, pl);
     pl->chosen.stage = 1;
     return SG_OK;
   }
@@ -236,7 +238,8 @@ static sg_status resolve_threads(const sgp_input *in, const given *g, sg_plan *p
     }
     if (cap >= tg->max_block_threads)
       t_from = NULL; /* nothing given limits the threads per row */
-    T = sgp_policy_threads_per_row(in, pl, vectors, sgp_pow2_floor(cap));
+    T = pl->flat ? sgp_policy_flat_threads(in, pl)
+                 : sgp_policy_threads_per_row(in, pl, vectors, sgp_pow2_floor(cap));
     if (rows && !waves && rows * T < pl->wave && pl->wave % rows == 0)
       T = pl->wave / rows; /* fill at least one wave with the given rows */
     if (wv_m && wv_m->tile == 1 && T < pl->wave)
@@ -263,7 +266,9 @@ static sg_status resolve_block(const sgp_input *in, const given *g, sg_plan *pl,
   const sgh_target *tg = pl->target;
   unsigned rows = g->wg_m ? (unsigned)g->wg_m->tile : 0;
   if (!waves) {
-    unsigned b = rows ? rows * T : sgp_policy_block_threads(T, pl->wave);
+    unsigned b = rows       ? rows * T
+                 : pl->flat ? sgp_policy_flat_block(in, pl, T)
+                            : sgp_policy_block_threads(T, pl->wave);
     if (!rows && b > tg->max_block_threads && T <= tg->max_block_threads)
       b = tg->max_block_threads; /* the host: a block is one thread */
     if (b % pl->wave)
