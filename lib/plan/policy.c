@@ -51,10 +51,21 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
 /* ---- short rows as contiguous blocks ---- */
 
 /* Flat rows (codegen/rows_flat.c): a row of at most FLAT_ROW_BYTES whose
- * widest dividing vector is under 16 bytes (odd or not-8 16-bit N, f32 N not
- * a multiple of 4) reads 2- to 8-byte pieces a thread in the other plans, a
- * few bytes in flight per thread: measured on an H100 at 0.39-0.82 of copy
+ * widest dividing vector is at most FLAT_MAX_VECTOR_BYTES (odd or 2 mod 4
+ * 16-bit N, odd f32 N) reads 2- or 4-byte pieces a thread in the other plans,
+ * a few bytes in flight per thread: measured on an H100 at 0.39-0.82 of copy
  * (f16 N = 7-225 at M of 100K-65M, tools/bench/RESULTS.md "The user sweep").
+ * Measured on the H100 with flat plans for every row up to 1 KB whose
+ * vector was under 16 bytes ("Fifth change"): f16 N = 7-225 at large M
+ * 0.39-0.81 -> 0.75-1.10 of copy, f32 0.74-1.19 -> 1.08-1.25; but 8-byte
+ * vectors (f16 N = 4 mod 8, f32 N = 2 mod 4: 1.15 -> 0.58 at f16 N = 4),
+ * rows of under FLAT_MIN_VECTORS vectors (f16 N = 2: 0.82 -> 0.32; N = 3),
+ * and 16-bit rows over 512 bytes (peeled: N = 269-499 1.04-1.14 -> 0.84-0.90)
+ * were faster in the other plans. Launches of few blocks were too (copy
+ * under 3 us: 0.8-1.0 -> 0.5-0.7; f16 N = 17 at M = 2474, 20 blocks: 0.81 ->
+ * 0.58, at M = 189635, 1481 blocks: 0.49 -> 0.76), so a flat plan carries the
+ * plain plan as a variant for up to FLAT_FEW_BLOCKS of its row blocks
+ * (sgp_policy_few_rows).
  * A flat block copies its rows, one contiguous span, to shared memory in
  * 16-byte pieces, computes from there and writes back the same way. Its
  * threads: a row a thread up to FLAT_ELEMS_PER_THREAD elements (reads from
@@ -66,7 +77,9 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * f16 rows of 17-250 spilled 84-184 bytes (ptxas -v).
  * Not for peeled rows, the host (no shared-memory copies) or where
  * constraints fix the shape. */
-#define FLAT_ROW_BYTES 1024
+#define FLAT_ROW_BYTES 512
+#define FLAT_MAX_VECTOR_BYTES 4
+#define FLAT_MIN_VECTORS 5
 #define FLAT_ELEMS_PER_THREAD 16
 #define FLAT_BLOCK_BYTES 4096
 #define MIN_BLOCK_THREADS_FLAT 256
@@ -78,7 +91,8 @@ static int flat_rows(const sgp_input *in, const sg_plan *pl) {
          (uint64_t)in->p->n * in->widest_elem <= FLAT_ROW_BYTES;
 }
 int sgp_policy_flat(const sgp_input *in, const sg_plan *pl) {
-  return flat_rows(in, pl) && !pl->peel && pl->vec * in->widest_elem < 16;
+  return flat_rows(in, pl) && !pl->peel && pl->vec * in->widest_elem <= FLAT_MAX_VECTOR_BYTES &&
+         in->p->n >= (int64_t)FLAT_MIN_VECTORS * pl->vec;
 }
 /* A flat block's images: for each tensor read or written, its rows
  * (rows_per_block x N elements) and 16 bytes, so that the image starts at
@@ -424,9 +438,14 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
 #define FEW_ROWS_CLUSTER 16
 #define FEW_ROWS_BLOCKS 64
 #define FEW_ROWS_ACCESSES 2
+#define FLAT_FEW_BLOCKS 128
 int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
   const sgh_target *tg = pl->target;
   uint64_t vectors = (uint64_t)in->p->n / pl->vec;
+  if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
+    *out = (sgp_few){.plain = 1, .cluster = 1, .max_rows = FLAT_FEW_BLOCKS * pl->rows_per_block};
+    return 1;
+  }
   unsigned big = FEW_ROWS_CLUSTER < tg->max_cluster_staged ? FEW_ROWS_CLUSTER
                                                            : tg->max_cluster_staged;
   *out = (sgp_few){0};

@@ -97,6 +97,7 @@ typedef struct sgp_few {
   unsigned max_rows; /* the variant is launched for M up to this */
   int staged;        /* its rows staged in shared memory */
   int alone;         /* each block alone on its multiprocessor (sgp_policy_alone_smem) */
+  int plain;         /* a flat plan's variant: the plan that is not flat (the rest unused) */
 } sgp_few;
 
 /* Should pl (resolved) get a few-rows variant (plan/plan.h: few), and with

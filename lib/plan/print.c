@@ -97,7 +97,11 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             "(over half a multiprocessor's): one block a multiprocessor\n", pl->alone_smem);
   if (!pl->few)
     return;
-  fprintf(f, "  few_rows          %s: %u workgroups per row for M up to %u%s\n",
-          pl->few->kernel_name, pl->few->cluster, pl->few->max_rows, a[1]);
+  if (pl->flat) /* the plan that is not flat, for launches of few row blocks */
+    fprintf(f, "  few_rows          %s: not flat, for M up to %u%s\n", pl->few->kernel_name,
+            pl->few->max_rows, a[1]);
+  else
+    fprintf(f, "  few_rows          %s: %u workgroups per row for M up to %u%s\n",
+            pl->few->kernel_name, pl->few->cluster, pl->few->max_rows, a[1]);
   sg_plan_print(pl->few, f);
 }

@@ -268,16 +268,25 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
  * variant that does not resolve, or would need other vectors than pl's (the
  * launch checks alignment against pl's), is left out: pl alone computes every
  * M. */
+/* The alignment a plan's rows need: its vector's, or an element's (peeled). */
+static unsigned row_alignment(const sg_plan *pl) {
+  return pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes;
+}
+
 static void resolve_few(const sgp_input *in, sg_plan *pl) {
   sgp_few f;
   if (!sgp_policy_few_rows(in, pl, &f) || in->c->nworkgroup + 1 > SGP_MAX_DIMS)
     return;
   sg_constraints c = *in->c;
-  c.split = f.cluster;
-  add_tile(&c, in->t->dims[in->row_dim], 1);
   c.rows_in_flight = 1;
-  if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
-    c.waves_per_block[0] = f.threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
+  if (f.plain) {
+    c.staging = 1; /* rows in registers: not flat */
+  } else {
+    c.split = f.cluster;
+    add_tile(&c, in->t->dims[in->row_dim], 1);
+    if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
+      c.waves_per_block[0] = f.threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
+  }
   if (f.staged)
     c.staging = 2;
   if (f.alone && !c.online) /* sgp_policy_online's rule for staged blocks alone */
@@ -288,8 +297,8 @@ static void resolve_few(const sgp_input *in, sg_plan *pl) {
   if (resolve_plan(in->t, &c, in->p, &v, &vin, &ignored))
     return;
   int len = snprintf(v->kernel_name, sizeof v->kernel_name, "%s_few", pl->kernel_name);
-  if (len < 0 || (size_t)len >= sizeof v->kernel_name || v->vec_bytes != pl->vec_bytes ||
-      v->cluster != f.cluster || v->rows_per_block != 1 || v->prefetch) {
+  if (len < 0 || (size_t)len >= sizeof v->kernel_name || row_alignment(v) > row_alignment(pl) ||
+      v->cluster != f.cluster || (v->rows_per_block != 1 && !f.plain) || v->prefetch) {
     free(v);
     return;
   }

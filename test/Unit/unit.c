@@ -251,8 +251,8 @@ static void test_plan(void) {
   pl = NULL;
   st = resolve(NULL, 1, SG_DTYPE_F16, NULL, NULL, &pl, &d);
   check(st == SG_OK && pl && pl->threads_per_row == 1 && pl->vec == 1 && pl->vec_bytes == 2 &&
-            pl->chunks == 1 && pl->rows_per_block == 1024 && pl->shuffle_steps == 0 && pl->flat,
-        "plan: N=1: one thread per row, scalar accesses, flat (1024 rows a block)");
+            pl->chunks == 1 && pl->rows_per_block == 256 && pl->shuffle_steps == 0 && !pl->flat,
+        "plan: N=1: one thread per row, scalar accesses (not flat)");
   sg_plan_destroy(pl);
   pl = NULL;
   st = resolve("WaveConstraint(M, 1)", 1000, SG_DTYPE_F32, NULL, NULL, &pl, &d);
