@@ -42,6 +42,19 @@ unsigned sgc_elem_bytes(sgc_ctx *cx, int tensor) {
   return (unsigned)LLVMABISizeOfType(LLVMGetModuleDataLayout(cx->mod), sgc_elem_type(cx, tensor));
 }
 
+LLVMValueRef sgc_stage_memory(sgc_ctx *cx) {
+  /* one declaration for every kernel of the module (a few-rows variant's too):
+   * each launch's dynamic shared memory starts there */
+  LLVMValueRef g = LLVMGetNamedGlobal(cx->mod, "softgen_stage");
+  if (!g) {
+    LLVMTypeRef at = LLVMArrayType2(LLVMInt8TypeInContext(cx->ctx), 0);
+    g = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_stage", cx->hooks->shared_as);
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+    LLVMSetAlignment(g, 16);
+  }
+  return g;
+}
+
 /* A cluster whose last workgroup holds fewer columns than tile_n (not peeled
  * rows: their checks bound every lane by N), and how many it holds. */
 static int uneven_split(const sg_plan *pl) {

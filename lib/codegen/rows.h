@@ -42,6 +42,10 @@ typedef struct sgc_addr {
   LLVMValueRef col_any[SGC_MAX_CHUNKS];    /* checked chunks: some lane in [0, N) (i1) */
 } sgc_addr;
 
+/* The launch's dynamic shared memory (softgen_stage, an i8 array aligned to
+ * 16 bytes), declared once a module: the staged and flat strategies' rows. */
+LLVMValueRef sgc_stage_memory(sgc_ctx *cx);
+
 /* The element type of tensor `tensor` in memory (f16, bf16, f32) and its size. */
 LLVMTypeRef sgc_elem_type(sgc_ctx *cx, int tensor);
 unsigned sgc_elem_bytes(sgc_ctx *cx, int tensor);

@@ -139,13 +139,7 @@ static sg_status declare(sgc_walk *w, sg_diag *diag) {
   const sg_template *t = cx->t;
   flat *s = w->own;
   (void)diag;
-  s->stage = LLVMGetNamedGlobal(cx->mod, "softgen_stage");
-  if (!s->stage) {
-    LLVMTypeRef at = LLVMArrayType2(LLVMInt8TypeInContext(cx->ctx), 0);
-    s->stage = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_stage", cx->hooks->shared_as);
-    LLVMSetLinkage(s->stage, LLVMExternalLinkage);
-    LLVMSetAlignment(s->stage, 16);
-  }
+  s->stage = sgc_stage_memory(cx);
   for (int i = 0; i < t->nops; i++)
     if (t->ops[i].code == SGT_READ || t->ops[i].code == SGT_WRITE)
       s->used[t->ops[i].tensor] = t->ops[i].code == SGT_READ ? 1 : 2;

@@ -148,15 +148,7 @@ static sg_status declare(sgc_walk *w, sg_diag *diag) {
   w->skip_op = !pl->prefetch ? causal_skip_op(t) : -1;
   for (int i = 0; w->skip_op >= 0 && i < t->nops; i++)
     s->only_causal[i] = t->ops[i].code == SGT_READ && sgt_only_through_causal(t, i, w->skip_op);
-  LLVMTypeRef at = LLVMArrayType2(LLVMInt8TypeInContext(cx->ctx), 0);
-  /* one declaration for every kernel of the module (a few-rows variant's too):
-   * each launch's dynamic shared memory starts there */
-  s->stage = LLVMGetNamedGlobal(cx->mod, "softgen_stage");
-  if (!s->stage) {
-    s->stage = LLVMAddGlobalInAddressSpace(cx->mod, at, "softgen_stage", cx->hooks->shared_as);
-    LLVMSetLinkage(s->stage, LLVMExternalLinkage);
-    LLVMSetAlignment(s->stage, 16);
-  }
+  s->stage = sgc_stage_memory(cx);
   unsigned base = 0;
   for (int i = 0; i < t->nops; i++)
     if (t->ops[i].code == SGT_READ) {
