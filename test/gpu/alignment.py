@@ -514,14 +514,7 @@ def format_table(table, md=False):
 
 
 def main_gpu(args):
-    os.makedirs(args.outdir, exist_ok=True)
-    log = open(os.path.join(args.outdir, "align.log"), "w")
-
-    def say(msg, out=True):
-        log.write(msg + "\n")
-        log.flush()
-        if out:
-            print(msg, flush=True)
+    log, say = suite.open_log(args.outdir, "align.log")
 
     try:
         import torch

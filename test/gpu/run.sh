@@ -320,6 +320,22 @@ note=""
 [ "$others" -gt 0 ] && note="; softmax objects only: suite.py checks the $others objects of other templates"
 record check "$r" "softgen-run --check, M=1 and 4096 (fewer where M*N > 2^23): $((total - nfail - nskip))/$total passed, $nfail failed, $nskip not run (time up)$note" $(($(date +%s) - t))
 
+# Runs test/gpu/SCRIPT (suite.py, alignment.py) on the objects within BUDGET seconds
+# (started at T) and records stage NAME from its "cases passed" line.
+py_stage() {
+  local name=$1 script=$2 budget=$3 t=$4 rc line r
+  timeout $((budget + 60)) python3 "test/gpu/$script" "$objs" "$out" --max-seconds "$budget" \
+    >"$tmp/$name.out" 2>&1
+  rc=$?
+  cat "$tmp/$name.out" >>"$log"
+  tail -n 30 "$tmp/$name.out"
+  line=$(grep "^$script: .* cases passed" "$tmp/$name.out" | tail -1 | sed "s/^$script: //")
+  if [ $rc = 0 ]; then r=PASS; else r=FAIL; fi
+  [ $rc = 124 ] && line="timed out after $((budget + 60)) s; $line"
+  [ -n "$line" ] || line="exit $rc: $(tail -1 "$tmp/$name.out")"
+  record "$name" "$r" "$line" $(($(date +%s) - t))
+}
+
 # ---- 5 suite.py ------------------------------------------------------------------------
 t=$(date +%s)
 budget=$(($(left) - san_secs - align_secs))  # keep the align and sanitizer stages' shares
@@ -327,16 +343,7 @@ budget=$(($(left) - san_secs - align_secs))  # keep the align and sanitizer stag
 if [ "$budget" -lt 30 ]; then
   record suite FAIL "SKIPPED: only $(left) s left" 0
 else
-  timeout $((budget + 60)) python3 test/gpu/suite.py "$objs" "$out" --max-seconds "$budget" \
-    >"$tmp/suite.out" 2>&1
-  rc=$?
-  cat "$tmp/suite.out" >>"$log"
-  tail -n 30 "$tmp/suite.out"
-  line=$(grep '^suite.py: .* cases passed' "$tmp/suite.out" | tail -1 | sed 's/^suite.py: //')
-  if [ $rc = 0 ]; then r=PASS; else r=FAIL; fi
-  [ $rc = 124 ] && line="timed out after $((budget + 60)) s; $line"
-  [ -n "$line" ] || line="exit $rc: $(tail -1 "$tmp/suite.out")"
-  record suite "$r" "$line" $(($(date +%s) - t))
+  py_stage suite suite.py "$budget" "$t"
 fi
 
 # ---- 6 alignment.py -------------------------------------------------------------------
@@ -350,16 +357,7 @@ elif [ ! -f "$objs/align/manifest.tsv" ]; then
 elif [ "$budget" -lt 30 ]; then
   record align FAIL "SKIPPED: only $(left) s left" 0
 else
-  timeout $((budget + 60)) python3 test/gpu/alignment.py "$objs" "$out" --max-seconds "$budget" \
-    >"$tmp/align.out" 2>&1
-  rc=$?
-  cat "$tmp/align.out" >>"$log"
-  tail -n 30 "$tmp/align.out"
-  line=$(grep '^alignment.py: .* cases passed' "$tmp/align.out" | tail -1 | sed 's/^alignment.py: //')
-  if [ $rc = 0 ]; then r=PASS; else r=FAIL; fi
-  [ $rc = 124 ] && line="timed out after $((budget + 60)) s; $line"
-  [ -n "$line" ] || line="exit $rc: $(tail -1 "$tmp/align.out")"
-  record align "$r" "$line" $(($(date +%s) - t))
+  py_stage align alignment.py "$budget" "$t"
 fi
 
 # ---- 7 compute-sanitizer -------------------------------------------------------------

@@ -161,14 +161,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only M=1, 199 and torch.softmax")
     ap.add_argument("--seed", type=int, default=20260101)
     args = ap.parse_args()
-    os.makedirs(args.outdir, exist_ok=True)
-    log = open(os.path.join(args.outdir, "suite.log"), "w")
-
-    def say(msg, out=True):
-        log.write(msg + "\n")
-        log.flush()
-        if out:
-            print(msg, flush=True)
+    log, say = open_log(args.outdir, "suite.log")
 
     global torch, softgen
     try:
@@ -1045,6 +1038,21 @@ def summarize_tpl(entries, cases, not_run):
     order = {(t, d, g): i for i, (t, d, g) in enumerate(
         (t, d, g) for t in tpls for d in ("f16", "bf16", "f32") for g in GROUPS)}
     return dict(sorted(table.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+
+def open_log(outdir, name):
+    """The log file outdir/name and say(msg, out=True): a line to the log, and to
+    stdout unless out is false."""
+    os.makedirs(outdir, exist_ok=True)
+    log = open(os.path.join(outdir, name), "w")
+
+    def say(msg, out=True):
+        log.write(msg + "\n")
+        log.flush()
+        if out:
+            print(msg, flush=True)
+
+    return log, say
 
 
 def render_table(head, rows, md=False):
