@@ -216,30 +216,17 @@ def stats(tpl, xs, y, dt, scalars):
     """suite.stats_tpl for every template: xs the input views (template order; a mask of R
     rows), y the output view; rows in chunks of <= 2^25 elements; values stay on y's device
     (one sync in the caller)."""
-    torch = suite.torch
     m, n = y.shape
-    it = suite.idtype(y.element_size())
     chunk = max(1, (1 << 25) // n)
     whole = {1} if tpl in SOFT and SOFT[tpl][1] else set()   # the mask: R rows, not sliced
-    z = torch.zeros((), device=y.device, dtype=torch.float64)
-    acc = {"nan": z, "written": z, "inf": z, "rel": z, "ratio": z, "ratio_row": z,
-           "floor": z, "allow": z}
+    acc = suite.new_acc(y.device)
     for r0 in range(0, m, chunk):
         ins = [x if i in whole else x[r0:r0 + chunk] for i, x in enumerate(xs)]
         ys = y[r0:r0 + chunk]
         yd = ys.double()
         ref = reference(tpl, ins, scalars, r0)
         c = compare_rows(tpl, [a.double() for a in ins], ref, yd, y.dtype, dt)
-        cmax, crow = c["ratio"].max(dim=0)
-        acc["ratio_row"] = torch.where(cmax > acc["ratio"], (crow + r0).double(), acc["ratio_row"])
-        acc["ratio"] = torch.maximum(acc["ratio"], cmax)
-        acc["rel"] = torch.maximum(acc["rel"], c["rel"].max())
-        acc["floor"] = torch.maximum(acc["floor"], c["floor"].max())
-        acc["allow"] = torch.maximum(acc["allow"], c["allow"].max())
-        acc["nan"] = acc["nan"] + (c["rnan"] != torch.isnan(yd)).sum()
-        acc["written"] = acc["written"] + (ys.view(it) == suite.POISON).sum()
-        acc["inf"] = acc["inf"] + ((c["nonfin"] & (yd != c["refq"]))
-                                   | (c["fin"] & torch.isinf(yd))).sum()
+        suite.accumulate(acc, c, ys, yd, r0)
     return acc
 
 

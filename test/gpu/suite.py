@@ -583,30 +583,42 @@ def compare_rows(tpl, ins, ref, yd, ydtype, dt, arith=True):
             "rnan": rnan, "fin": fin, "nonfin": nonfin, "refq": refq}
 
 
+def new_acc(device):
+    """The running worst case that accumulate() folds row chunks into."""
+    z = torch.zeros((), device=device, dtype=torch.float64)
+    return {"nan": z, "written": z, "inf": z, "rel": z, "ratio": z, "ratio_row": z,
+            "floor": z, "allow": z}
+
+
+def accumulate(acc, c, ys, yd, r0):
+    """Folds compare_rows' result c for output rows ys (yd: the same as float64), the
+    first of them row r0, into acc: worst ratios and the row of the worst, NaN and
+    infinity mismatches, elements left unwritten (POISON)."""
+    it = idtype(ys.element_size())
+    cmax, crow = c["ratio"].max(dim=0)
+    acc["ratio_row"] = torch.where(cmax > acc["ratio"], (crow + r0).double(), acc["ratio_row"])
+    acc["ratio"] = torch.maximum(acc["ratio"], cmax)
+    acc["rel"] = torch.maximum(acc["rel"], c["rel"].max())
+    acc["floor"] = torch.maximum(acc["floor"], c["floor"].max())
+    acc["allow"] = torch.maximum(acc["allow"], c["allow"].max())
+    acc["nan"] = acc["nan"] + (c["rnan"] != torch.isnan(yd)).sum()
+    acc["written"] = acc["written"] + (ys.view(it) == POISON).sum()
+    acc["inf"] = acc["inf"] + ((c["nonfin"] & (yd != c["refq"]))
+                               | (c["fin"] & torch.isinf(yd))).sum()
+
+
 def stats_tpl(tpl, xs, y, dt):
     """stats() for the other templates: xs the input views (template order), y the
     output view; no row sums; see compare_rows. All values stay on the GPU."""
     m, n = y.shape
-    it = idtype(y.element_size())
     chunk = max(1, (1 << 25) // n)
-    z = torch.zeros((), device="cuda", dtype=torch.float64)
-    acc = {"nan": z, "written": z, "inf": z, "rel": z, "ratio": z, "ratio_row": z,
-           "floor": z, "allow": z}
+    acc = new_acc(y.device)
     for r0 in range(0, m, chunk):
         ins = [x[r0:r0 + chunk].double() for x in xs]
         ys = y[r0:r0 + chunk]
         yd = ys.double()
         c = compare_rows(tpl, ins, reference(tpl, ins), yd, y.dtype, dt)
-        cmax, crow = c["ratio"].max(dim=0)
-        acc["ratio_row"] = torch.where(cmax > acc["ratio"], (crow + r0).double(), acc["ratio_row"])
-        acc["ratio"] = torch.maximum(acc["ratio"], cmax)
-        acc["rel"] = torch.maximum(acc["rel"], c["rel"].max())
-        acc["floor"] = torch.maximum(acc["floor"], c["floor"].max())
-        acc["allow"] = torch.maximum(acc["allow"], c["allow"].max())
-        acc["nan"] = acc["nan"] + (c["rnan"] != torch.isnan(yd)).sum()
-        acc["written"] = acc["written"] + (ys.view(it) == POISON).sum()
-        acc["inf"] = acc["inf"] + ((c["nonfin"] & (yd != c["refq"]))
-                                   | (c["fin"] & torch.isinf(yd))).sum()
+        accumulate(acc, c, ys, yd, r0)
     return acc
 
 
