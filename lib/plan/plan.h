@@ -122,6 +122,7 @@ struct sg_plan {
 /* Integer helpers of the plan's arithmetic. */
 static inline int sgp_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 static inline unsigned sgp_max_u(unsigned a, unsigned b) { return a > b ? a : b; }
+static inline unsigned sgp_min_u(unsigned a, unsigned b) { return a < b ? a : b; }
 /* The largest power of two <= x (at least 1, at most 2^30). */
 static inline unsigned sgp_pow2_floor(uint64_t x) {
   unsigned p = 1;

@@ -409,36 +409,76 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
  * = 16K-256K ran at 0.44 of the copy (kernel alone; 1 x 50257 f16 8.7 us
  * against the copy's 1.6 us, 64 x 128K f16 14.5 us against 7.9 us;
  * tools/bench/RESULTS.md, "The user sweep").
- * The split: FEW_ROWS_CLUSTER where the row splits that many ways
- * (sgp_split_ok: the last block holds the rest), staged where the target
- * stages the row (peeled rows are not: theirs are registers plans), each
- * block then kept alone on its multiprocessor (sgp_policy_alone_smem):
- * synccheck flagged clusters of 16 with several blocks a multiprocessor and
- * passed those of one (test/gpu/RESULTS.md, "Issue 10"); else the largest
- * split up to the portable cluster. A variant only where its split is
- * larger than the plan's. Its threads: a wave for each FEW_ROWS_ACCESSES x
- * wave vectors of a block's share, up to STAGE_MAX_THREADS: a block alone on
- * its multiprocessor has only its own warps to overlap its loads, exps and
- * stores with, so more threads with fewer accesses each than
- * STAGE_ACCESSES / ROW_ACCESSES give; not 1024 (64 registers a thread: the
- * f16 and f32 N = 262144 variants spilled 36-116 bytes there; at 512, 4 bytes
- * in 3 of 120 variants, 10 templates x 3 dtypes x N = 16K-256K, ptxas -v).
- * max_rows = FEW_ROWS_BLOCKS / split; the launch narrows it to the blocks the
- * device keeps resident. Measured on an H100 (softgen-bench A/B over the
- * sweep's 163 few-long-row shapes, tools/bench/RESULTS.md "Third change: a
- * few-rows entry"): with clusters of 16 at M = 1-4, f16 N = 32000-65536 from
- * 0.47-0.64 of copy to 0.60-1.06, f32 0.44-0.58 to 0.57-0.71; at M = 8 (8
- * clusters of 16, 128 blocks alone on 132 multiprocessors) slower (f16
- * 0.64-0.69 -> 0.56-0.59): clusters of 16 need 16 multiprocessors of one
- * GPC, which fewer than 8 at a time get. So 64 blocks. Not where constraints
- * fixed the cluster or the rows (honoured as given), nor for tiled rows or
- * the inner layout, nor on targets without clusters (sm_80, AMD: a grid-wide
- * split is a later step). */
+ *
+ * The split: the largest portable cluster the row splits into (sgp_split_ok:
+ * the last block holds the rest), one row a block of FEW_ROWS_THREADS. The
+ * row's share in registers while a thread holds at most AUTO_ELEMS_PER_THREAD
+ * values; else staged where the target stages the row (peeled rows are not);
+ * else in registers with the threads doubled (up to the target's block) until
+ * a thread holds at most 2 x that. Launched for M up to FEW_ROWS_BLOCKS / split
+ * (the launch narrows it to the blocks the device keeps resident). Measured on
+ * an H100 (softgen-bench, tools/bench/RESULTS.md "Seventh change: one split
+ * up to M = 64"; first forced cluster x threads x staging over N = 32768-250880
+ * f16 and 32768-128256 f32 at M = 1-128): clusters of 8 in registers at 256
+ * threads were the fastest or within 3 % at M = 1-64 where the share holds 32
+ * values a thread (f16 8 x 32768 6.94 -> 4.66 us; f32 16 x 65024 9.35 ->
+ * 8.17), ahead of clusters of 16 staged alone too (f16 1 x 50304 5.14 ->
+ * 4.72 us); 512 threads 3-8 % slower, staging those shares 5-12 %; longer
+ * shares staged at 256 threads within 4 % of the best at M = 1-16 and the best
+ * at 32-64 (f16 64 x 128256 20.55 -> 19.05 us); at M = 128 (1024 blocks, more
+ * than stay resident) the plan's own split won (f16 128 x 32768 11.06 against
+ * 12.46 us). Over the sweep's 172 shapes of N >= 8192 and M <= 128, against
+ * the variant before (clusters of 16 alone for M <= 4): M = 5-16 1.11-1.17 x
+ * faster (geomean), M = 17-64 1.06-1.08 x, M = 1-4 1.03-1.06 x.
+ *
+ * Where that share is staged and reads FEW_ROWS_BIG_BYTES or more, or is in
+ * registers at over AUTO_ELEMS_PER_THREAD values a thread (the longest rows,
+ * peeled ones), the variant is
+ * FEW_ROWS_BIG_CLUSTER blocks a row instead, each alone on its multiprocessor (sgp_policy_alone_smem; synccheck
+ * flagged clusters of 16 with several blocks a multiprocessor and passed those
+ * of one: test/gpu/RESULTS.md, "Issue 10"), staged where the target stages
+ * the row, else in registers, with a wave for each FEW_ROWS_BIG_ACCESSES x wave
+ * vectors of its share up to STAGE_MAX_THREADS, for M up to
+ * FEW_ROWS_BIG_BLOCKS / 16. In the same A/B at M = 1-4, against the split of
+ * 8: f32 N = 128256-256000 (shares of 63-125 KB) 1.02-1.13 x faster, f16
+ * 250880 (61 KB) 1.02-1.03 x, f16 100277 (peeled, 56 values) 1.05-1.08 x;
+ * slower at f16 151936-201088 (37-49 KB: 0.90-0.94 x) and level at f32
+ * 100352 (49 KB: 1.03 x). At M = 8 (128 blocks) slower (tools/bench/RESULTS.md
+ * "Third change": clusters of 16 need 16 multiprocessors of one GPC, which
+ * fewer than 8 at a time get).
+ *
+ * Not where constraints fixed the cluster or the rows (honoured as given), nor
+ * for tiled rows or the inner layout, nor on targets without clusters (sm_80,
+ * AMD: a grid-wide split is a later step). */
 #define FEW_ROWS_BYTES (32 * 1024)
-#define FEW_ROWS_CLUSTER 16
-#define FEW_ROWS_BLOCKS 64
-#define FEW_ROWS_ACCESSES 2
+#define FEW_ROWS_THREADS 256
+#define FEW_ROWS_BLOCKS 512
+#define FEW_ROWS_BIG_CLUSTER 16
+#define FEW_ROWS_BIG_BYTES (56 * 1024)
+#define FEW_ROWS_BIG_ACCESSES 2
+#define FEW_ROWS_BIG_BLOCKS 64
 #define FLAT_FEW_BLOCKS 128
+
+/* The split of FEW_ROWS_BIG_CLUSTER blocks alone; 0 where the row does not
+ * split so (or the target has no such cluster, or the row is neither staged
+ * nor peeled: a registers plan of clusters of 8 holds it). */
+static int few_rows_big(const sgp_input *in, const sg_plan *pl, uint64_t vectors, int stage,
+                        sgp_few *out) {
+  const sgh_target *tg = pl->target;
+  unsigned big = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_staged);
+  if (big <= tg->max_cluster || !(stage || pl->peel) || !sgp_split_ok(vectors, big) ||
+      in->c->waves_per_block[0])
+    return 0;
+  uint64_t share = sgp_split_share(vectors, big);
+  uint64_t per_thread = (uint64_t)FEW_ROWS_BIG_ACCESSES * pl->wave;
+  unsigned waves = sgp_pow2_floor(share / per_thread ? share / per_thread : 1);
+  unsigned most = sgp_min_u(STAGE_MAX_THREADS, tg->max_block_threads);
+  *out = (sgp_few){.cluster = big, .staged = stage, .alone = 1,
+                   .threads = waves * pl->wave < most ? waves * pl->wave : most,
+                   .max_rows = FEW_ROWS_BIG_BLOCKS / big};
+  return 1;
+}
+
 int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
   const sgh_target *tg = pl->target;
   uint64_t vectors = (uint64_t)in->p->n / pl->vec;
@@ -446,8 +486,6 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
     *out = (sgp_few){.plain = 1, .cluster = 1, .max_rows = FLAT_FEW_BLOCKS * pl->rows_per_block};
     return 1;
   }
-  unsigned big = FEW_ROWS_CLUSTER < tg->max_cluster_staged ? FEW_ROWS_CLUSTER
-                                                           : tg->max_cluster_staged;
   *out = (sgp_few){0};
   if (pl->layout != SG_LAYOUT_ROWS || !sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster ||
       !pl->chosen.rows || pl->row_tiles > 1 ||
@@ -455,23 +493,32 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
     return 0;
   if (pl->peel) /* enough vectors for any shift of the row (plan/rows.c) */
     vectors = ((uint64_t)in->p->n + 2 * pl->vec - 2) / pl->vec;
-  int stage = sgh_can_stage(tg) && in->c->staging != 1 && !pl->peel &&
-              pl->vec * in->narrowest_read >= 4;
-  if (big > tg->max_cluster && (stage || pl->peel) && sgp_split_ok(vectors, big)) {
-    out->cluster = big;
-    out->staged = stage;
-    out->alone = 1;
-  } else {
-    out->cluster = split_cluster(vectors, tg->max_cluster);
-  }
-  uint64_t per_thread = (uint64_t)FEW_ROWS_ACCESSES * pl->wave;
+  int can_stage = sgh_can_stage(tg) && in->c->staging != 1 && !pl->peel &&
+                  pl->vec * in->narrowest_read >= 4;
+  out->cluster = split_cluster(vectors, tg->max_cluster);
   uint64_t share = sgp_split_share(vectors, out->cluster);
-  unsigned waves = sgp_pow2_floor(share / per_thread ? share / per_thread : 1);
-  unsigned most = STAGE_MAX_THREADS < tg->max_block_threads ? STAGE_MAX_THREADS
-                                                            : tg->max_block_threads;
-  out->threads = waves * pl->wave < most ? waves * pl->wave : most;
+  const unsigned *given = in->c->waves_per_block; /* honoured as in pl */
+  unsigned threads = given[0] ? given[0] * given[1] * given[2] * pl->wave
+                              : sgp_min_u(FEW_ROWS_THREADS, tg->max_block_threads);
+  uint64_t values = (share + threads - 1) / threads * pl->vec;
+  if (values > AUTO_ELEMS_PER_THREAD && can_stage) {
+    out->staged = 1;
+  } else {
+    while (!given[0] && values > 2 * AUTO_ELEMS_PER_THREAD &&
+           threads * 2 <= tg->max_block_threads) {
+      threads *= 2;
+      values = (share + threads - 1) / threads * pl->vec;
+    }
+  }
+  out->threads = threads;
   out->max_rows = FEW_ROWS_BLOCKS / out->cluster;
-  return out->cluster > pl->cluster;
+  if (out->cluster < pl->cluster) /* clusters of 16 (staged, sgp_policy_stage) */
+    return 0;
+  int big = out->staged ? share * pl->vec * in->read_bytes >= FEW_ROWS_BIG_BYTES
+                        : values > AUTO_ELEMS_PER_THREAD;
+  if (big && few_rows_big(in, pl, vectors, can_stage, out))
+    return 1;
+  return out->cluster > pl->cluster || pl->rows_per_block > 1 || out->staged != pl->stage;
 }
 
 /* Dynamic shared memory that keeps a block alone on its multiprocessor: over

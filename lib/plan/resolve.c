@@ -287,8 +287,8 @@ static void resolve_few(const sgp_input *in, sg_plan *pl) {
     if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
       c.waves_per_block[0] = f.threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
   }
-  if (f.staged)
-    c.staging = 2;
+  if (!c.staging) /* the policy's choice; a given one is honoured */
+    c.staging = f.staged ? 2 : 1;
   if (f.alone && !c.online) /* sgp_policy_online's rule for staged blocks alone */
     c.online = 2;
   sg_plan *v;
@@ -305,7 +305,7 @@ static void resolve_few(const sgp_input *in, sg_plan *pl) {
   /* what the few-rows policy fixed is its choice, not a constraint's */
   v->chosen.cluster = v->chosen.rows = v->chosen.prefetch = 1;
   v->chosen.waves |= !in->c->waves_per_block[0];
-  v->chosen.stage |= f.staged && !in->c->staging;
+  v->chosen.stage |= !in->c->staging;
   v->chosen.online |= !in->c->online;
   v->max_rows = f.max_rows;
   if (f.alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)

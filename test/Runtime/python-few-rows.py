@@ -1,7 +1,7 @@
 # The Python binding launches through the C runtime, so a code object's few-rows
 # variant is taken as there (sgrt_launch_geometry): f32 N = 8192 (32 KB rows)
 # over the fake CUDA driver, which computes softmax on the host: M = 1 launches
-# softgen_softmax_f32_n8192_few in clusters of 16, M = 9 (over max_rows, 4) the
+# softgen_softmax_f32_n8192_few in clusters of 8, M = 65 (over max_rows, 64) the
 # kernel; both results match. sg_meta's variant is mirrored (softgen/_rt.py).
 # UNSUPPORTED: asan
 # RUN: %softgen -D N=8192 --dtype f32 --emit asm -o %t.ptx
@@ -19,16 +19,16 @@ from fakearray import FakeArray, softmax_error  # noqa: E402
 k = softgen.load(sys.argv[2])
 m = softgen._rt.lib.sgrt_kernel_meta(k._get(0)).contents
 print(k.kernel, m.has_few, m.few.kernel.decode(), m.few.cluster, m.few.max_rows)
-# CHECK: softgen_softmax_f32_n8192 1 softgen_softmax_f32_n8192_few 16 4
+# CHECK: softgen_softmax_f32_n8192 1 softgen_softmax_f32_n8192_few 8 64
 N = 8192
 random.seed(0)
-for M in (1, 9):
+for M in (1, 65):
     x, y = FakeArray((M, N)), FakeArray((M, N))
     vals = [random.gauss(0, 2) for _ in range(M * N)]
     x.set(vals)
     k(x, out=y)
     print(M, "max abs err ok:", softmax_error(vals, y.get(M * N), M, N) < 1e-6)
 # CHECK-NEXT: 1 max abs err ok: True
-# CHECK-NEXT: 9 max abs err ok: True
-# LOG: cuLaunchKernelEx fn=softgen_softmax_f32_n8192_few grid=16,1,1 block=64,1,1 smem=117248 {{.*}} attr0=4:16,1,1 {{.*}} M=1
-# LOG: cuLaunchKernel fn=softgen_softmax_f32_n8192 grid=9,1,1 {{.*}} M=9
+# CHECK-NEXT: 65 max abs err ok: True
+# LOG: cuLaunchKernelEx fn=softgen_softmax_f32_n8192_few grid=8,1,1 block=256,1,1 smem=0 {{.*}} attr0=4:8,1,1 {{.*}} M=1
+# LOG: cuLaunchKernel fn=softgen_softmax_f32_n8192 grid=65,1,1 {{.*}} M=65
