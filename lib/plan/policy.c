@@ -474,7 +474,7 @@ static int few_rows_big(const sgp_input *in, const sg_plan *pl, uint64_t vectors
   unsigned waves = sgp_pow2_floor(share / per_thread ? share / per_thread : 1);
   unsigned most = sgp_min_u(STAGE_MAX_THREADS, tg->max_block_threads);
   *out = (sgp_few){.cluster = big, .staged = stage, .alone = 1,
-                   .threads = waves * pl->wave < most ? waves * pl->wave : most,
+                   .threads = sgp_min_u(waves * pl->wave, most),
                    .max_rows = FEW_ROWS_BIG_BLOCKS / big};
   return 1;
 }
@@ -500,16 +500,11 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
   const unsigned *given = in->c->waves_per_block; /* honoured as in pl */
   unsigned threads = given[0] ? given[0] * given[1] * given[2] * pl->wave
                               : sgp_min_u(FEW_ROWS_THREADS, tg->max_block_threads);
-  uint64_t values = (share + threads - 1) / threads * pl->vec;
-  if (values > AUTO_ELEMS_PER_THREAD && can_stage) {
-    out->staged = 1;
-  } else {
-    while (!given[0] && values > 2 * AUTO_ELEMS_PER_THREAD &&
-           threads * 2 <= tg->max_block_threads) {
-      threads *= 2;
-      values = (share + threads - 1) / threads * pl->vec;
-    }
-  }
+  uint64_t values; /* f32 registers a thread holds of the share */
+  while ((values = (share + threads - 1) / threads * pl->vec) > 2 * AUTO_ELEMS_PER_THREAD &&
+         !(can_stage || given[0]) && threads * 2 <= tg->max_block_threads)
+    threads *= 2; /* in registers: more threads */
+  out->staged = values > AUTO_ELEMS_PER_THREAD && can_stage;
   out->threads = threads;
   out->max_rows = FEW_ROWS_BLOCKS / out->cluster;
   if (out->cluster < pl->cluster) /* clusters of 16 (staged, sgp_policy_stage) */
