@@ -147,6 +147,13 @@ SG_API sg_status sg_cache_dir(const char *override_dir, int no_cache, char *out,
 SG_API sg_status sg_template_find(const char *name, const char *templates_dir, char *out,
                                   size_t cap, sg_diag *diag);
 
+/* The arch to compile for a device that reports device_arch (as the runtime's
+ * sgrt_device_arch does, e.g. "sm_86"): device_arch itself when the target lists
+ * it; else, for NVPTX, the newest listed sm_XY at or below the device's compute
+ * capability, whose PTX the device's driver compiles (e.g. sm_130 -> sm_121);
+ * NULL when the target is unknown or has none the device can run. */
+SG_API const char *sg_arch_for_device(const char *target, const char *device_arch);
+
 /* softgen's version ("0.1.0") and that of the LLVM it was built with. */
 SG_API const char *sg_version(void);
 SG_API const char *sg_llvm_version(void);

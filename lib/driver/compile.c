@@ -60,6 +60,15 @@ struct sg_compilation {
 };
 
 const char *sg_version(void) { return SOFTGEN_VERSION; }
+
+const char *sg_arch_for_device(const char *target, const char *device_arch) {
+  const sgh_target *t = target ? sgh_target_lookup(target) : NULL;
+  if (!t || !device_arch)
+    return NULL;
+  if (sgh_has_arch(t, device_arch))
+    return device_arch;
+  return t->arch_for_device ? t->arch_for_device(device_arch) : NULL;
+}
 const char *sg_llvm_version(void) { return SOFTGEN_LLVM_VERSION; }
 
 static double now_ms(void) {

@@ -53,6 +53,12 @@ typedef struct sgh_target {
   /* Rows staged in shared memory through asynchronous copies (NULL: the target
    * cannot stage rows): the dynamic shared memory a block of arch may use. */
   unsigned (*stage_smem)(const char *arch);
+
+  /* The listed arch whose code a device reporting device_arch runs: device_arch
+   * itself when listed, else an older listed arch whose assembly the device's
+   * driver compiles (NVPTX: PTX of the newest listed sm_XY at or below the
+   * device's), else NULL. NULL function: listed archs only. */
+  const char *(*arch_for_device)(const char *device_arch);
 } sgh_target;
 
 /* The table for a target name ("nvptx", "amdgpu", "host"), probed once per
