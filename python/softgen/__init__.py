@@ -58,7 +58,8 @@ is the element size: each row aligns itself).
 # module-graph.py checks this table against the import statements.
 #
 #   module      imports                                       holds
-#   __init__    _errors _kernel functional attention          the public API (re-exports)
+#   __init__    _errors _kernel functional attention _torchops the public API (re-exports)
+#   _torchops   functional attention                          torch.library ops, autograd
 #   attention   functional _kernel _arrays _errors            attention_softmax
 #   functional  _kernel _host _arrays _errors _files _cc _rt  softmax & co., compile, preload
 #   _kernel     _host _arrays _errors _files _cc _rt          Kernel, load, runtime handles
@@ -69,13 +70,33 @@ is the element size: each row aligns itself).
 #   _files      -                                             bounded reads, atomic writes
 #   _rt         -                                             ctypes: libsoftgen_rt (runtime)
 #
-# torch, CuPy and numpy are imported inside functions, only when such an array
-# is passed.
+# CuPy and numpy are imported inside functions, only when such an array is
+# passed; torch, when it is installed, at import: _torchops registers softgen's ops
+# with it (torch.ops.softgen.*), which torch.compile needs before it traces a call.
 from ._errors import ArgumentError, Error, UnsupportedError
 from ._kernel import Kernel, load, set_host_threads
 from .functional import (cache_clear, cache_info, compile, log_softmax, log_softmax_backward,
                          preload, softmax, softmax_backward, version)
 from .attention import attention_softmax
+
+
+def _register_torch_ops():
+    import importlib.util
+    try:
+        if importlib.util.find_spec("torch") is None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    try:
+        import torch  # noqa: F401  (an install that cannot import: numpy & co. still work)
+    except Exception:  # noqa: BLE001
+        return None
+    from . import _torchops
+    return _torchops
+
+
+_register_torch_ops()
+del _register_torch_ops
 
 __all__ = ["load", "Kernel", "Error", "ArgumentError", "UnsupportedError", "softmax",
            "attention_softmax",

@@ -76,6 +76,7 @@ def load():
             "sg_jit_kernel": (P, [P]),
             "sg_jit_meta": (ctypes.c_void_p, [P, ctypes.POINTER(ctypes.c_size_t)]),
             "sg_jit_destroy": (None, [P]),
+            "sg_arch_for_device": (ctypes.c_char_p, [ctypes.c_char_p, ctypes.c_char_p]),
             "sg_version": (ctypes.c_char_p, []),
             "sg_llvm_version": (ctypes.c_char_p, []),
         }

@@ -54,6 +54,18 @@ def _scalar_value(name, kind, v):
     return f
 
 
+def _refuse_in_capture(what):
+    """Raises Error when torch is capturing a CUDA graph on the current stream:
+    compiling or loading a kernel there would be work outside the graph (and
+    the driver refuses a module load during a global-mode capture)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available() and \
+            torch.cuda.is_current_stream_capturing():
+        raise Error(f"SG_ERR_UNSUPPORTED: {what} during CUDA graph capture: run the call once "
+                    "before capturing (a warm-up), so that its kernel is compiled and loaded",
+                    "SG_ERR_UNSUPPORTED")
+
+
 def _runtime(backend, device):
     device = _int_arg("device", device, 0, 2 ** 31 - 1)
     key = (backend, device)
@@ -157,6 +169,7 @@ class Kernel:
         backend "auto" takes a host-target object to the host backend."""
         self._image, self._path, self._jit = image, path, jit
         self._loaded = {}
+        self.device_arch = None  # set when compiled for an older arch than the device's
         if jit is not None or (backend == "auto" and _target_of(image, path) == "host"):
             backend = "host"
         self._backend = backend
@@ -179,6 +192,8 @@ class Kernel:
     def _get(self, device):
         with _lock:
             if device not in self._loaded:
+                if self._backend != "host" and self._jit is None:
+                    _refuse_in_capture(f"loading a kernel on device {device}")
                 rt = _runtime(self._backend, device)
                 k = ctypes.c_void_p()
                 diag = _rt.Diag()
@@ -201,7 +216,10 @@ class Kernel:
             return self._loaded[device]
 
     def __repr__(self):
-        return (f"<softgen.Kernel {self.kernel} {self.template} n={self.n} {self.arch} "
+        arch = self.arch
+        if self.device_arch and self.device_arch != self.arch:
+            arch = f"{self.arch} (PTX, JIT-compiled by the driver for {self.device_arch})"
+        return (f"<softgen.Kernel {self.kernel} {self.template} n={self.n} {arch} "
                 f"layout={self.layout} tensors={self.tensors}>")
 
     @property

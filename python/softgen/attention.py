@@ -57,6 +57,11 @@ def _mask_rows(mask, x, dtype):
     return mask.reshape(-1, x.shape[-1])
 
 
+# The route of a call (_torchops.route_attention, installed by it): through the op
+# softgen::attention_softmax (autograd, torch.compile), to torch (float64), or None.
+_attention_route = None
+
+
 def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0, safe=False,
                       dtype=None, out=None, stream=None, backend="auto"):
     """softmax over the last dim of attention scores x (torch, [..., L, N]):
@@ -68,7 +73,18 @@ def attention_softmax(x, *, scale=None, mask=None, causal=False, causal_offset=0
     is, repeated over the leading rows. safe=True: a row with no key left gives
     zeros (torch._safe_softmax), else NaN (torch.softmax). dtype: the output's
     dtype (default: PyTorch's promotion of x and a float mask, torch.result_type;
-    else x's); accumulation is f32. One pass: no masked copy of x."""
+    else x's); accumulation is f32. One pass: no masked copy of x. Where autograd
+    or torch.compile needs it, the op softgen::attention_softmax (gradients for x
+    and a float mask); float64 is computed by torch."""
+    if _attention_route is not None and stream is None and backend == "auto" and _is_torch(x):
+        y = _attention_route(x, scale, mask, causal, causal_offset, safe, dtype, out)
+        if y is not None:
+            return y
+    return _attention(x, scale, mask, causal, causal_offset, safe, dtype, out, stream, backend)
+
+
+def _attention(x, scale, mask, causal, causal_offset, safe, dtype, out, stream, backend):
+    """attention_softmax's launch (its doc), without the route."""
     if not _is_torch(x):
         raise UnsupportedError("attention_softmax takes torch tensors", "SG_ERR_UNSUPPORTED")
     import torch

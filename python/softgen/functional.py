@@ -48,9 +48,15 @@ from . import _cc, _files, _host, _rt
 from ._arrays import (_TORCH_TO_SG, _describe, _dtype_name, _inner_view, _is_cupy, _is_torch,
                       _long_name, _shape, _strides_of)
 from ._errors import Error, UnsupportedError, _LastDimStride, _int_arg, _raise
-from ._kernel import Kernel, _runtime, _stats
+from ._kernel import Kernel, _refuse_in_capture, _runtime, _stats
 
+# The route of a torch tensor (_torchops.route, installed by it when torch is
+# present): through the torch.library op (autograd, torch.compile), to torch's own
+# operator (dtypes softgen does not compute), or None: the kernel, directly.
+_torch_route = None
+_torch_fns = None  # (torch.empty_like, the current stream's handle of a device): _torchops
 _kernels = {}   # (template, n, dtype, target, arch, constraints, backend, layout) -> Kernel
+_targets = {}   # (backend, device) -> (target, arch to compile for, device's arch)
 _prebuilt = {}  # (template, n, dtype, target, arch, layout) -> Kernel (preload)
 _kernel_path_done = False
 
@@ -74,6 +80,16 @@ def _templates_dir():
         if os.path.isdir(d):
             return os.path.normpath(d)
     return None
+
+
+def _device_arch(rt, target):
+    """(the arch to compile for, the device's own arch) on runtime rt: the
+    device's when softgen lists it, else the newest listed arch it runs
+    (sg_arch_for_device; NVPTX: PTX, compiled by the driver at load)."""
+    dev = _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
+    lib = _cc.load()
+    chosen = lib.sg_arch_for_device(target.encode(), dev.encode()) if lib is not None else None
+    return (chosen.decode() if chosen else dev), dev
 
 
 def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, constraints=None,
@@ -109,11 +125,15 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
         arch = arch or "native"
         if emit not in ("auto", "shared"):
             raise ValueError("emit must be 'auto' (JIT) or 'shared' for target host")
-    elif target is None or arch is None:
+    device_arch = None
+    if target != "host" and (target is None or arch is None):
         rt = _runtime(backend, 0 if device is None else device)
         be = _rt.lib.sgrt_backend_name(rt).decode()
         target = target or ("amdgpu" if be == "hip" else "nvptx")
-        arch = arch or _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
+        if arch is None:
+            arch, device_arch = _device_arch(rt, target)
+            if arch != device_arch and emit == "auto":
+                emit = "asm"  # an older arch's PTX: the driver compiles it for the device
     if target != "host" and emit not in ("auto", "object", "asm"):
         raise ValueError("emit must be 'auto', 'object' or 'asm'")
     keep = []  # the bytes the C structs point into
@@ -174,7 +194,9 @@ def compile(template="softmax", N=None, dtype="f16", arch=None, target=None, con
                           "cache_dir": stats.cache_dir.decode(), "target": target, "arch": arch,
                           "kind": {_cc.OUTPUT_OBJECT: "object", _cc.OUTPUT_ASM: "asm"}.get(
                               kind, "shared")}
-        return Kernel(image, None, device, backend, eager=False)
+        k = Kernel(image, None, device, backend, eager=False)
+        k.device_arch = device_arch
+        return k
 
 
 def preload(*paths, backend="auto"):
@@ -215,6 +237,7 @@ def cache_info():
 def cache_clear():
     """Forgets the kernels held in memory (not the on-disk cache, not preloads)."""
     _kernels.clear()
+    _fast.clear()
 
 
 def _kernel(template, n, dt, place, backend, out_dt=None, layout="rows"):
@@ -228,12 +251,15 @@ def _kernel(template, n, dt, place, backend, out_dt=None, layout="rows"):
         if backend not in ("auto", "host"):
             raise ValueError(f"{template}: the arrays are in host memory; backend={backend!r} "
                              "runs on a GPU (host arrays take backend 'auto' or 'host')")
-        device, backend, target, arch = 0, "host", "host", "native"
+        device, backend, target, arch, device_arch = 0, "host", "host", "native", "native"
     else:
         device = place
-        rt = _runtime(backend, device)
-        target = "amdgpu" if _rt.lib.sgrt_backend_name(rt).decode() == "hip" else "nvptx"
-        arch = _rt.lib.sgrt_device_arch(rt).decode().split(":")[0]
+        found = _targets.get((backend, device))
+        if found is None:
+            rt = _runtime(backend, device)
+            target = "amdgpu" if _rt.lib.sgrt_backend_name(rt).decode() == "hip" else "nvptx"
+            found = _targets[(backend, device)] = (target,) + _device_arch(rt, target)
+        target, arch, device_arch = found
     key = (template, n, dt, target, arch, None, backend, layout)
     if out_dt is not None and out_dt != dt:
         key = (template, n, (dt, out_dt), target, arch, None, backend, layout)
@@ -245,8 +271,13 @@ def _kernel(template, n, dt, place, backend, out_dt=None, layout="rows"):
     if k is not None:
         _stats["prebuilt_hits"] += 1
     else:
+        if place != "host":
+            _refuse_in_capture(f"compiling {template} for N={n} {dt}")
         k = compile(template, N=n, dtype=dt, arch=arch, target=target, device=device,
-                    backend=backend, out_dtype=out_dt, layout=layout)
+                    backend=backend, out_dtype=out_dt, layout=layout,
+                    emit="asm" if arch != device_arch else "auto")
+        if place != "host":
+            k.device_arch = device_arch
     _kernels[key] = k
     return k
 
@@ -368,23 +399,94 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
     return k(*inputs, out=out, stream=stream, dim=d if inner else None)
 
 
+# The fast path's launches, (template, N, torch dtype, device index) -> (the
+# runtime's kernel handle, softgen dtype code, vector bytes, the Kernel that owns it)
+_fast = {}
+_NO_SCALARS = (ctypes.c_double * 1)()
+
+
+def _fast_torch(template, inputs, dim):
+    """The common torch call, launched with the least Python: contiguous CUDA
+    tensors of one dtype softgen computes, reduced over the last dim, each aligned
+    to the kernel's vector, no dtype=, out= or stream=; None when the call is not
+    that one (the general path, _rowwise, then takes it)."""
+    x = inputs[0]
+    if not x.is_cuda or (dim != -1 and dim != x.dim() - 1) or x.dim() == 0:
+        return None
+    n, total = x.shape[-1], x.numel()
+    if total == 0 or not x.is_contiguous():
+        return None
+    for t in inputs[1:]:
+        if t.dtype != x.dtype or t.device != x.device or t.shape != x.shape or \
+                not t.is_contiguous():
+            return None
+    key = (template, n, x.dtype, x.device.index)
+    entry = _fast.get(key)
+    if entry is None:
+        name = _TORCH_TO_SG.get(str(x.dtype))
+        if name is None:
+            return None
+        k = _kernel(template, n, name, x.device.index or 0, "auto")
+        if k.layout != "rows" or k.scalars or len(k.tensors) != len(inputs) + 1:
+            return None
+        entry = _fast[key] = (k._get(x.device.index or 0), _rt.DTYPE_NAMES.index(name),
+                              max(1, k.vector_bytes), k)
+    else:
+        _stats["memory_hits"] += 1
+    handle, code, vb, _ = entry
+    rows = total // n
+    es = x.element_size()
+    if rows > 1 and n * es % vb:
+        return None
+    y = _torch_fns[0](x)
+    arrays = inputs + (y,)
+    if any(a.data_ptr() % vb for a in arrays):
+        return None
+    _stats["calls"] += 1
+    tensors = (_rt.Tensor * len(arrays))(*[_rt.Tensor(a.data_ptr(), rows, n, n, code, 0, 0)
+                                          for a in arrays])
+    diag = _rt.Diag()
+    st = _rt.lib.sgrt_kernel_launch_ex(handle, tensors, len(arrays), _NO_SCALARS, 0,
+                                       _torch_fns[1](x.device.index or 0), ctypes.byref(diag))
+    if st:
+        _raise(st, diag)
+    return y
+
+
+def _public(template, inputs, dim, dtype, out, stream, backend):
+    if _torch_route is not None and stream is None and backend == "auto" and \
+            _is_torch(inputs[0]):
+        y = _torch_route(template, inputs, dim, dtype, out)
+        if y is not None:
+            return y
+        if dtype is None and out is None:
+            y = _fast_torch(template, inputs, dim)
+            if y is not None:
+                return y
+    return _rowwise(template, inputs, dim, dtype, out, stream, backend)
+
+
 def softmax(x, dim=-1, dtype=None, *, out=None, stream=None, backend="auto"):
     """torch.softmax(x, dim, dtype): exp(x - max) / sum(exp(x - max)) along dim,
-    accumulated in f32. A row of all -inf, or with a NaN or +inf, gives NaN."""
-    return _rowwise("softmax", (x,), dim, dtype, out, stream, backend)
+    accumulated in f32. A row of all -inf, or with a NaN or +inf, gives NaN.
+    On torch tensors it is the op softgen::softmax where autograd or
+    torch.compile needs it (gradients through softmax_backward's kernel), and
+    torch.softmax for what softgen does not compute (float64, 0-d tensors)."""
+    return _public("softmax", (x,), dim, dtype, out, stream, backend)
 
 
 def log_softmax(x, dim=-1, dtype=None, *, out=None, stream=None, backend="auto"):
-    """torch.log_softmax(x, dim, dtype): x - max - log(sum(exp(x - max)))."""
-    return _rowwise("log_softmax", (x,), dim, dtype, out, stream, backend)
+    """torch.log_softmax(x, dim, dtype): x - max - log(sum(exp(x - max)));
+    on torch tensors as softmax (the op softgen::log_softmax)."""
+    return _public("log_softmax", (x,), dim, dtype, out, stream, backend)
 
 
 def softmax_backward(grad, y, dim=-1, *, out=None, stream=None, backend="auto"):
     """The gradient of softmax given its output y: y * (grad - sum(grad * y))
     (torch's _softmax_backward_data(grad, y, dim, dtype))."""
-    return _rowwise("softmax_backward", (grad, y), dim, None, out, stream, backend)
+    return _public("softmax_backward", (grad, y), dim, None, out, stream, backend)
 
 
 def log_softmax_backward(grad, y, dim=-1, *, out=None, stream=None, backend="auto"):
     """The gradient of log_softmax given its output y: grad - exp(y) * sum(grad)."""
-    return _rowwise("log_softmax_backward", (grad, y), dim, None, out, stream, backend)
+    return _public("log_softmax_backward", (grad, y), dim, None, out, stream, backend)
