@@ -172,6 +172,14 @@ SG_API sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensor
                                        const double *scalars, int nscalars, void *stream,
                                        sg_diag *diag);
 
+/* sgrt_kernel_launch_ex for the common call, with the least work for a caller
+ * such as Python: a rows-layout kernel without scalars whose tensors (its 2 or 3,
+ * in the kernel's order: t2 is ignored by a kernel of 2) are dense [rows, N]
+ * arrays of their metadata dtypes, row stride N. Checked and launched as
+ * sgrt_kernel_launch_ex with those tensors would be. */
+SG_API sg_status sgrt_kernel_launch_dense(sgrt_kernel *k, int64_t rows, void *stream,
+                                          sg_diag *diag, void *t0, void *t1, void *t2);
+
 /* Unloads the module. NULL is a no-op. */
 SG_API void sgrt_kernel_destroy(sgrt_kernel *k);
 

@@ -664,6 +664,24 @@ sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int nte
   return sgrt_kernel_launch_ex(k, tensors, ntensors, NULL, 0, stream, diag);
 }
 
+sg_status sgrt_kernel_launch_dense(sgrt_kernel *k, int64_t rows, void *stream,
+                                   sg_diag *diag, void *t0, void *t1, void *t2) {
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_launch_dense: null kernel");
+  const sg_meta *m = &k->meta;
+  if (m->ntensors < 2 || m->ntensors > 3 || m->layout != SG_LAYOUT_ROWS)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
+                       "sgrt_kernel_launch_dense: %s has %d tensors in the %s layout (2 or 3 "
+                       "in the rows layout only)",
+                       m->kernel, m->ntensors, m->layout == SG_LAYOUT_ROWS ? "rows" : "inner");
+  void *data[3] = {t0, t1, t2};
+  sgrt_tensor t[3];
+  for (int i = 0; i < m->ntensors; i++)
+    t[i] = (sgrt_tensor){.data = data[i], .rows = rows, .cols = m->n, .row_stride = m->n,
+                         .dtype = m->tensors[i].dtype};
+  return sgrt_kernel_launch_ex(k, t, m->ntensors, NULL, 0, stream, diag);
+}
+
 sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
                                 const double *scalars, int nscalars, void *stream,
                                 sg_diag *diag) {

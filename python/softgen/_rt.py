@@ -110,6 +110,7 @@ def _declare(lib):
         "sgrt_kernel_launch": (I, [P, ctypes.POINTER(Tensor), I, V, D]),
         "sgrt_kernel_launch_ex": (I, [P, ctypes.POINTER(Tensor), I, ctypes.POINTER(ctypes.c_double),
                                       I, V, D]),
+        "sgrt_kernel_launch_dense": (I, [P, ctypes.c_int64, V, D, V, V, V]),
         "sgrt_kernel_check_views": (I, [P, ctypes.POINTER(Tensor), I, D]),
         "sgrt_kernel_destroy": (None, [P]),
         "sgrt_synchronize": (I, [P, D]),

@@ -54,7 +54,10 @@ from ._kernel import Kernel, _refuse_in_capture, _runtime, _stats
 # present): through the torch.library op (autograd, torch.compile), to torch's own
 # operator (dtypes softgen does not compute), or None: the kernel, directly.
 _torch_route = None
-_torch_fns = None  # (torch.empty_like, the current stream's handle of a device): _torchops
+# What the fast path takes from torch (_torchops sets it): torch.empty_like, the
+# current stream's handle of a device index, torch.compiler.is_compiling,
+# torch.is_grad_enabled, {torch dtype: softgen dtype name}
+_torch_fns = None
 _kernels = {}   # (template, n, dtype, target, arch, constraints, backend, layout) -> Kernel
 _targets = {}   # (backend, device) -> (target, arch to compile for, device's arch)
 _prebuilt = {}  # (template, n, dtype, target, arch, layout) -> Kernel (preload)
@@ -400,54 +403,57 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
 
 
 # The fast path's launches, (template, N, torch dtype, device index) -> (the
-# runtime's kernel handle, softgen dtype code, vector bytes, the Kernel that owns it)
+# runtime's kernel handle, vector bytes, the Kernel that owns the handle)
 _fast = {}
-_NO_SCALARS = (ctypes.c_double * 1)()
 
 
-def _fast_torch(template, inputs, dim):
-    """The common torch call, launched with the least Python: contiguous CUDA
-    tensors of one dtype softgen computes, reduced over the last dim, each aligned
-    to the kernel's vector, no dtype=, out= or stream=; None when the call is not
-    that one (the general path, _rowwise, then takes it)."""
+def _fast_torch(template, inputs, dim, out):
+    """The common torch call, launched with the least Python: dense CUDA tensors
+    of one dtype softgen computes, reduced over the last dim, each aligned to the
+    kernel's vector, no dtype= or stream=, nothing for autograd or torch.compile
+    to record; out= a dense tensor like x, or None. None when the call is not that
+    one (the general path, _rowwise, then takes it)."""
+    empty_like, raw_stream, is_compiling, grad_enabled, dtypes = _torch_fns
     x = inputs[0]
-    if not x.is_cuda or (dim != -1 and dim != x.dim() - 1) or x.dim() == 0:
+    if not x.is_cuda or x.dtype not in dtypes or is_compiling():
+        return None
+    if grad_enabled() and any(t.requires_grad for t in inputs):
+        return None
+    nd = x.dim()
+    if nd == 0 or (dim != -1 and dim != nd - 1) or not x.is_contiguous():
         return None
     n, total = x.shape[-1], x.numel()
-    if total == 0 or not x.is_contiguous():
+    if total == 0:
         return None
     for t in inputs[1:]:
-        if t.dtype != x.dtype or t.device != x.device or t.shape != x.shape or \
-                not t.is_contiguous():
+        if t.dtype != x.dtype or t.shape != x.shape or not t.is_contiguous() or \
+                t.get_device() != x.get_device():
             return None
-    key = (template, n, x.dtype, x.device.index)
+    if out is not None and (out.dtype != x.dtype or out.shape != x.shape or
+                            not out.is_contiguous() or out.get_device() != x.get_device()):
+        return None
+    device = x.get_device()
+    key = (template, n, x.dtype, device)
     entry = _fast.get(key)
     if entry is None:
-        name = _TORCH_TO_SG.get(str(x.dtype))
-        if name is None:
-            return None
-        k = _kernel(template, n, name, x.device.index or 0, "auto")
+        k = _kernel(template, n, dtypes[x.dtype], device, "auto")
         if k.layout != "rows" or k.scalars or len(k.tensors) != len(inputs) + 1:
             return None
-        entry = _fast[key] = (k._get(x.device.index or 0), _rt.DTYPE_NAMES.index(name),
-                              max(1, k.vector_bytes), k)
+        entry = _fast[key] = (k._get(device), max(1, k.vector_bytes), k)
     else:
         _stats["memory_hits"] += 1
-    handle, code, vb, _ = entry
+    handle, vb, _ = entry
     rows = total // n
-    es = x.element_size()
-    if rows > 1 and n * es % vb:
+    if rows > 1 and n * x.element_size() % vb:
         return None
-    y = _torch_fns[0](x)
-    arrays = inputs + (y,)
-    if any(a.data_ptr() % vb for a in arrays):
+    y = empty_like(x) if out is None else out
+    ptrs = [t.data_ptr() for t in inputs] + [y.data_ptr(), None]
+    if any(p % vb for p in ptrs[:-1]):
         return None
     _stats["calls"] += 1
-    tensors = (_rt.Tensor * len(arrays))(*[_rt.Tensor(a.data_ptr(), rows, n, n, code, 0, 0)
-                                          for a in arrays])
     diag = _rt.Diag()
-    st = _rt.lib.sgrt_kernel_launch_ex(handle, tensors, len(arrays), _NO_SCALARS, 0,
-                                       _torch_fns[1](x.device.index or 0), ctypes.byref(diag))
+    st = _rt.lib.sgrt_kernel_launch_dense(handle, rows, raw_stream(device), ctypes.byref(diag),
+                                          ptrs[0], ptrs[1], ptrs[2])
     if st:
         _raise(st, diag)
     return y
@@ -456,13 +462,13 @@ def _fast_torch(template, inputs, dim):
 def _public(template, inputs, dim, dtype, out, stream, backend):
     if _torch_route is not None and stream is None and backend == "auto" and \
             _is_torch(inputs[0]):
+        if dtype is None:
+            y = _fast_torch(template, inputs, dim, out)
+            if y is not None:
+                return y
         y = _torch_route(template, inputs, dim, dtype, out)
         if y is not None:
             return y
-        if dtype is None and out is None:
-            y = _fast_torch(template, inputs, dim)
-            if y is not None:
-                return y
     return _rowwise(template, inputs, dim, dtype, out, stream, backend)
 
 
