@@ -5,12 +5,17 @@
 #   tools/dev.sh test       install what is missing, build, run every test;
 #                           exit 0 only if every test passed
 #   tools/dev.sh build      install what is missing and build
+#   tools/dev.sh wheel      install what is missing and build the Python wheel into
+#                           WHEEL_DIR (python/pyproject.toml, scikit-build-core from
+#                           PyPI), tagged manylinux_2_X by the glibc its libraries need
 # `test` runs four stages, each in its own build directory:
 #   main   BUILD_DIR: the build above, every lit test
 #   asan   ASAN_BUILD_DIR: -DSOFTGEN_SANITIZE=address,undefined, every lit test
 #          with LeakSanitizer on (ASAN_OPTIONS=detect_leaks=1)
 #   fuzz   FUZZ_BUILD_DIR: clang-22 -DSOFTGEN_FUZZ=ON, each libFuzzer target of
 #          test/fuzz for FUZZ_SECONDS (test/fuzz/run.sh; a crash fails the stage)
+#   wheel  the wheel (tools/dev.sh wheel) installed into a fresh virtual environment
+#          and checked there with no LLVM on the library path (test/wheel/run.sh)
 #   fresh  FRESH_DIR: the fresh-machine check (tools/fresh-root.sh): `tools/dev.sh
 #          generate` and `tools/dev.sh test` with the other stages, again, in a
 #          clean Debian 12 root made with debootstrap, so that anything the build
@@ -23,22 +28,28 @@
 # whatever python3 comes first on PATH; the lit suites fail, rather than skip, when
 # a feature that PACKAGES provides is missing (test/lit.cfg.py, SOFTGEN_TEST_OPTIONAL).
 # Environment: BUILD_DIR (default build), ASAN_BUILD_DIR (build-asan),
-# FUZZ_BUILD_DIR (build-fuzz), FRESH_DIR (build-fresh), FUZZ_SECONDS (20),
-# STAGES ("main asan fuzz fresh"), JOBS (default: number of cores).
+# FUZZ_BUILD_DIR (build-fuzz), FRESH_DIR (build-fresh), WHEEL_DIR (dist),
+# WHEEL_WORK_DIR (build-wheel), FUZZ_SECONDS (20), STAGES ("main asan fuzz wheel
+# fresh"), JOBS (default: number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 ASAN_BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 FRESH_DIR=${FRESH_DIR:-build-fresh}
+WHEEL_DIR=${WHEEL_DIR:-dist}
+WHEEL_WORK_DIR=${WHEEL_WORK_DIR:-build-wheel}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
-STAGES=${STAGES:-main asan fuzz fresh}
+STAGES=${STAGES:-main asan fuzz wheel fresh}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 PYTHON=/usr/bin/python3
 # Everything the build and the test stages use beyond Debian 12's required packages
 # (the fresh stage checks this list): pkgconf for test/Install's pkg-config consumer,
-# libclang-rt-22-dev for the fuzz stage's libFuzzer and sanitizer runtimes.
-PACKAGES="cmake make gcc pkgconf python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev"
+# libclang-rt-22-dev for the fuzz stage's libFuzzer and sanitizer runtimes; for the
+# wheel, g++ (LLVM's static libraries are C++), zlib1g-dev and libzstd-dev (linked
+# statically), python3-venv (its build and test environments) and binutils
+# (python/check-glibc.sh reads the libraries' symbol versions).
+PACKAGES="cmake make gcc pkgconf python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev g++ zlib1g-dev libzstd-dev python3-venv binutils"
 # The fresh stage's own tools (not needed inside the root it makes).
 FRESH_PACKAGES="debootstrap debian-archive-keyring"
 case " $STAGES " in *" fresh "*) PACKAGES="$PACKAGES $FRESH_PACKAGES" ;; esac
@@ -67,6 +78,48 @@ generate() {
   "$BUILD_DIR/softgen" softmax -D N=8192 --dtype f16 --target nvptx --arch sm_90 --out-dir out
   echo "dev.sh: the kernel's launch plan:"
   "$BUILD_DIR/softgen" softmax -D N=8192 --dtype f16 --print-config
+}
+
+# The wheel into WHEEL_DIR (the one softgen-*.whl there), built by pip with
+# scikit-build-core in a virtual environment of Debian's python3 (WHEEL_WORK_DIR/
+# build-venv), then tagged manylinux_2_X_x86_64 with X the highest glibc minor its
+# libraries need (python/check-glibc.sh), at least 28. Prints the wheel's path last.
+wheel() {
+  install_missing
+  local venv="$WHEEL_WORK_DIR/build-venv" t0=$SECONDS
+  mkdir -p "$WHEEL_WORK_DIR" "$WHEEL_DIR"
+  rm -f "$WHEEL_DIR"/softgen-*.whl
+  [ -x "$venv/bin/pip" ] || "$PYTHON" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check wheel
+  CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" "$venv/bin/pip" wheel -q --no-deps \
+    --disable-pip-version-check -w "$WHEEL_DIR" ./python
+  local whl need=28 lib v
+  whl=$(ls "$WHEEL_DIR"/softgen-*.whl)
+  rm -rf "$WHEEL_WORK_DIR/unpacked" && mkdir -p "$WHEEL_WORK_DIR/unpacked"
+  "$venv/bin/python" -m zipfile -e "$whl" "$WHEEL_WORK_DIR/unpacked"
+  for lib in "$WHEEL_WORK_DIR"/unpacked/softgen/_lib/*.so; do
+    v=$(python/check-glibc.sh "$lib" 99 | sed -n 's/.*GLIBC_2\.\([0-9]*\).*/\1/p' | head -1)
+    [ -n "$v" ] && [ "$v" -gt "$need" ] && need=$v
+  done
+  "$venv/bin/python" -m wheel tags --remove --platform-tag "manylinux_2_${need}_x86_64" "$whl" >/dev/null
+  whl=$(ls "$WHEEL_DIR"/softgen-*.whl)
+  echo "dev.sh: wheel built in $((SECONDS - t0))s: $whl ($(du -h "$whl" | cut -f1))"
+}
+
+wheel_stage() {
+  local t0=$SECONDS log="$WHEEL_WORK_DIR/wheel.log" rc=0 passed failed
+  mkdir -p "$WHEEL_WORK_DIR"
+  set +e
+  (wheel && test/wheel/run.sh "$(ls "$WHEEL_DIR"/softgen-*.whl)" "$WHEEL_WORK_DIR/test") 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  passed=$(sed -n 's/^tests (wheel): \([0-9]*\) passed.*/\1/p' "$log" | tail -1)
+  failed=$(sed -n 's/^tests (wheel): [0-9]* passed, \([0-9]*\) failed.*/\1/p' "$log" | tail -1)
+  passed=${passed:-0} failed=${failed:-0}
+  [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1 # the build itself failed
+  TOTAL_PASSED=$((TOTAL_PASSED + passed)) TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  echo "tests (wheel): $passed passed, $failed failed, 0 skipped ($((SECONDS - t0))s)"
+  [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
 }
 
 # lit_stage NAME DIR [VAR=VALUE...]: runs lit in DIR (built), adds its counts
@@ -182,8 +235,9 @@ run_tests() {
       main) lit_stage main "$BUILD_DIR" || ok=1 ;;
       asan) asan_stage || ok=1 ;;
       fuzz) fuzz_stage || ok=1 ;;
+      wheel) wheel_stage || ok=1 ;;
       fresh) fresh_stage || ok=1 ;;
-      *) echo "dev.sh: unknown stage '$stage' (main, asan, fuzz, fresh)" >&2; ok=1 ;;
+      *) echo "dev.sh: unknown stage '$stage' (main, asan, fuzz, wheel, fresh)" >&2; ok=1 ;;
     esac
   done
   echo "dev.sh: all stages took $((SECONDS - t0))s"
@@ -195,6 +249,7 @@ case "${1:-}" in
   generate) generate ;;
   test) run_tests ;;
   build) build ;;
+  wheel) wheel ;;
   install) install_missing ;;
-  *) echo "usage: tools/dev.sh generate|test|build|install" >&2; exit 2 ;;
+  *) echo "usage: tools/dev.sh generate|test|build|wheel|install" >&2; exit 2 ;;
 esac

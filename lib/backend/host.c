@@ -55,6 +55,12 @@ static char host_features[4096] = "";
 static void initialize(void) {
   const char *env = getenv("SOFTGEN_HOST_TRIPLE");
   if (env && *env) { /* another machine (target/host.c): its backend, a generic CPU, no JIT */
+#ifdef SOFTGEN_NATIVE_TARGET_ONLY /* the wheel links this CPU's backend only: LLVM then
+                                     says which triple it has no target for */
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    return;
+#endif
     LLVMInitializeAllTargetInfos();
     LLVMInitializeAllTargets();
     LLVMInitializeAllTargetMCs();
