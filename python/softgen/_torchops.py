@@ -224,6 +224,7 @@ def _raw_stream():
 
 functional._torch_fns = (torch.empty_like, _raw_stream(), torch.compiler.is_compiling,
                          torch.is_grad_enabled,
-                         {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"})
+                         {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"},
+                         torch.Tensor)
 functional._torch_route = route
 attention._attention_route = route_attention

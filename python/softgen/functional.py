@@ -56,7 +56,7 @@ from ._kernel import Kernel, _refuse_in_capture, _runtime, _stats
 _torch_route = None
 # What the fast path takes from torch (_torchops sets it): torch.empty_like, the
 # current stream's handle of a device index, torch.compiler.is_compiling,
-# torch.is_grad_enabled, {torch dtype: softgen dtype name}
+# torch.is_grad_enabled, {torch dtype: softgen dtype name}, torch.Tensor
 _torch_fns = None
 _kernels = {}   # (template, n, dtype, target, arch, constraints, backend, layout) -> Kernel
 _targets = {}   # (backend, device) -> (target, arch to compile for, device's arch)
@@ -412,27 +412,22 @@ def _fast_torch(template, inputs, dim, out):
     of one dtype softgen computes, reduced over the last dim, each aligned to the
     kernel's vector, no dtype= or stream=, nothing for autograd or torch.compile
     to record; out= a dense tensor like x, or None. None when the call is not that
-    one (the general path, _rowwise, then takes it)."""
-    empty_like, raw_stream, is_compiling, grad_enabled, dtypes = _torch_fns
+    one (the general path, _rowwise, then takes it). Written for speed: this is
+    the host cost of every eager call (test/wheel/RESULTS.md)."""
+    empty_like, raw_stream, is_compiling, grad_enabled, dtypes, _ = _torch_fns
     x = inputs[0]
-    if not x.is_cuda or x.dtype not in dtypes or is_compiling():
-        return None
-    if grad_enabled() and any(t.requires_grad for t in inputs):
+    two = len(inputs) == 2
+    if not x.is_cuda or x.dtype not in dtypes or is_compiling() or \
+            (grad_enabled() and (x.requires_grad or (two and inputs[1].requires_grad))):
         return None
     nd = x.dim()
     if nd == 0 or (dim != -1 and dim != nd - 1) or not x.is_contiguous():
         return None
     n, total = x.shape[-1], x.numel()
-    if total == 0:
-        return None
-    for t in inputs[1:]:
-        if t.dtype != x.dtype or t.shape != x.shape or not t.is_contiguous() or \
-                t.get_device() != x.get_device():
-            return None
-    if out is not None and (out.dtype != x.dtype or out.shape != x.shape or
-                            not out.is_contiguous() or out.get_device() != x.get_device()):
-        return None
     device = x.get_device()
+    if total == 0 or (two and not _fast_like(inputs[1], x, device)) or \
+            (out is not None and not _fast_like(out, x, device)):
+        return None
     key = (template, n, x.dtype, device)
     entry = _fast.get(key)
     if entry is None:
@@ -447,21 +442,31 @@ def _fast_torch(template, inputs, dim, out):
     if rows > 1 and n * x.element_size() % vb:
         return None
     y = empty_like(x) if out is None else out
-    ptrs = [t.data_ptr() for t in inputs] + [y.data_ptr(), None]
-    if any(p % vb for p in ptrs[:-1]):
+    p0, p1, p2 = x.data_ptr(), y.data_ptr(), None
+    if two:
+        p1, p2 = inputs[1].data_ptr(), p1
+    if (p0 % vb) or (p1 % vb) or (two and p2 % vb):
         return None
     _stats["calls"] += 1
-    diag = _rt.Diag()
-    st = _rt.lib.sgrt_kernel_launch_dense(handle, rows, raw_stream(device), ctypes.byref(diag),
-                                          ptrs[0], ptrs[1], ptrs[2])
-    if st:
-        _raise(st, diag)
+    stream = raw_stream(device)
+    if _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, None, p0, p1, p2):
+        diag = _rt.Diag()  # the launch again, for its message (its checks fail the same way)
+        st = _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, ctypes.byref(diag), p0, p1,
+                                              p2)
+        if st:
+            _raise(st, diag)
     return y
+
+
+def _fast_like(t, x, device):
+    """Whether t is a dense tensor like x (dtype, shape, device) for _fast_torch."""
+    return t.dtype == x.dtype and t.shape == x.shape and t.is_contiguous() and \
+        t.get_device() == device
 
 
 def _public(template, inputs, dim, dtype, out, stream, backend):
     if _torch_route is not None and stream is None and backend == "auto" and \
-            _is_torch(inputs[0]):
+            isinstance(inputs[0], _torch_fns[5]):
         if dtype is None:
             y = _fast_torch(template, inputs, dim, out)
             if y is not None:
