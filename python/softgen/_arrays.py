@@ -1,13 +1,18 @@
 """Arrays as the runtime sees them: what kind an array is, its dtype in softgen's
 names, and its sgrt_tensor (data, rows, cols, row stride, inner, N stride).
 
-Needs: _rt (the dtype enum and sgrt_tensor), _errors; torch, CuPy and numpy are
-never imported here (an array's kind is read from its class and attributes).
+Needs: _rt (the dtype enum and sgrt_tensor), _errors, ctypes (DLPack capsules);
+torch, CuPy and numpy are never imported here (an array's kind is read from its
+class and attributes). GPU arrays other than torch's are read through DLPack
+(__dlpack__ / __dlpack_device__: CuPy, JAX, ...) where they offer it, else through
+__cuda_array_interface__; host arrays through __array_interface__.
 Produces: the one table of dtype spellings (_LONG_NAMES, _TORCH_TO_SG, _NAMES,
 _TYPESTRS; _long_name, _dtype_name), the kind predicates (_is_torch, _is_cupy,
 _is_host_array), and the views (_shape, _interface, _strides_of, _rows_view,
 _inner_view, _tensor, _describe).
 """
+import ctypes
+
 from . import _rt
 from ._errors import _LastDimStride, _int_arg
 
@@ -20,7 +25,8 @@ _NAMES = {**{k: k for k in _LONG_NAMES}, **{v: k for k, v in _LONG_NAMES.items()
           "half": "f16", "float": "f32"}  # the spellings dtype= takes (after its last ".")
 # __array_interface__ / __cuda_array_interface__ typestrs; "<V2" is bf16 only when
 # the array's dtype says bfloat16 (_describe)
-_TYPESTRS = {"<f2": _rt.DTYPE_F16, "<f4": _rt.DTYPE_F32, "<V2": _rt.DTYPE_BF16}
+_TYPESTRS = {"<f2": _rt.DTYPE_F16, "<f4": _rt.DTYPE_F32, "<V2": _rt.DTYPE_BF16,
+             "dlpack-bf16": _rt.DTYPE_BF16}  # the typestr _dlpack gives a DLPack bfloat16
 
 
 def _long_name(dtype):
@@ -92,8 +98,64 @@ def _rows_view(shape, strides, what):
     return rows, cols, row_stride
 
 
+# DLPack (dlpack.h, v0.8 / v1.x legacy capsules "dltensor"): the DLTensor a capsule
+# points at (a DLManagedTensor begins with it)
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_GPUS = (2, 10, 13)  # kDLCUDA, kDLROCM, kDLCUDAManaged
+_DL_TYPES = {(2, 16): "<f2", (2, 32): "<f4", (4, 16): "dlpack-bf16"}  # (code, bits) -> typestr
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _dlpack(x):
+    """An array interface dict (as __cuda_array_interface__'s: data, shape, strides in
+    bytes, typestr) and the device ordinal of a GPU array that exports DLPack; None
+    when x does not, or is not on a GPU. The capsule is read and dropped unconsumed
+    (its destructor releases it): x, which the caller holds, keeps the memory."""
+    try:
+        dev_type, dev_id = x.__dlpack_device__()
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if dev_type not in _DL_GPUS:
+        return None
+    try:
+        cap = x.__dlpack__()
+    except (AttributeError, TypeError, BufferError) as e:
+        raise TypeError(f"{type(x).__name__}.__dlpack__() failed: {e}") from None
+    t = _DLTensor.from_address(_capsule_pointer(cap, b"dltensor"))
+    code = (t.dtype.code, t.dtype.bits)
+    typestr = _DL_TYPES.get(code, f"DLPack dtype code {code[0]} of {code[1]} bits") \
+        if t.dtype.lanes == 1 else f"DLPack dtype of {t.dtype.lanes} lanes"
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    size = max(1, t.dtype.bits // 8)
+    strides = tuple(t.strides[i] * size for i in range(t.ndim)) if t.strides else None
+    data = (t.data or 0) + t.byte_offset
+    return {"data": (data, False), "shape": shape, "strides": strides, "typestr": typestr,
+            "version": 3}, dev_id
+
+
 def _interface(x):
-    """(__cuda_array_interface__ or __array_interface__ dict, "host" for the latter)."""
+    """(array interface dict, place): DLPack's (_dlpack) or __cuda_array_interface__'s
+    and the device ordinal when known (else None), or __array_interface__'s and
+    "host"."""
+    if hasattr(x, "__dlpack__"):
+        found = _dlpack(x)
+        if found is not None:
+            return found
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         return cai, None
@@ -202,6 +264,7 @@ def _describe(x, what, output=False, dim=None):
         dtype = _TYPESTRS[typestr]
     else:
         raise TypeError(f"{what}: typestr {typestr!r} not supported ('<f2', '<f4', bfloat16)")
+
     shape = list(cai["shape"])
     strides = _element_strides(cai, _rt.DTYPE_SIZES[dtype])
     if strides is None:

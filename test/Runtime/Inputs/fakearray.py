@@ -48,3 +48,40 @@ def softmax_error(vals, got, m, n):
         s = sum(e)
         worst = max(worst, max(abs(g - v / s) for g, v in zip(got[r * n:(r + 1) * n], e)))
     return worst
+
+
+class _DLManaged(ctypes.Structure):  # dlpack.h's DLManagedTensor (legacy, "dltensor")
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
+                ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+_new_capsule = ctypes.pythonapi.PyCapsule_New
+_new_capsule.restype = ctypes.py_object
+_new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class DLPackArray:
+    """A FakeArray's memory seen through DLPack only (__dlpack__, __dlpack_device__;
+    no __cuda_array_interface__): dtype (code, bits) of dlpack.h (float 2, bfloat 4),
+    strides in elements or None, a byte offset, on CUDA device `device`."""
+
+    def __init__(self, fake, code=2, bits=32, strides=None, byte_offset=0, device=0,
+                 device_type=2):
+        self.fake, self.device_type, self.device = fake, device_type, device
+        n = len(fake.shape)
+        self._shape = (ctypes.c_int64 * n)(*fake.shape)
+        self._strides = (ctypes.c_int64 * n)(*strides) if strides else None
+        self._m = _DLManaged(fake.ptr - byte_offset, device_type, device, n, code, bits, 1,
+                             self._shape, self._strides, byte_offset, None, None)
+        self.exported = 0
+
+    def __dlpack_device__(self):
+        return (self.device_type, self.device)
+
+    def __dlpack__(self, stream=None):
+        self.exported += 1
+        return _new_capsule(ctypes.addressof(self._m), b"dltensor", None)
