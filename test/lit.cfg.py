@@ -10,7 +10,7 @@ config.name = "softgen"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".sgt", ".c", ".test", ".cons", ".py", ".mlir"]
 config.excludes = ["Inputs", "doubles", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "gpu", "Inputs"]
+                   "gpu", "wheel", "Inputs"]  # gpu/, wheel/: scripts of their own (run.sh)
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.softgen_obj_root, "test")
 

@@ -59,7 +59,7 @@ is the element size: each row aligns itself).
 #
 #   module      imports                                       holds
 #   __init__    _errors _kernel functional attention _torchops the public API (re-exports)
-#   _torchops   functional attention                          torch.library ops, autograd
+#   _torchops   functional attention _kernel                  torch.library ops, autograd
 #   attention   functional _kernel _arrays _errors            attention_softmax
 #   functional  _kernel _host _arrays _errors _files _cc _rt  softmax & co., compile, preload
 #   _kernel     _host _arrays _errors _files _cc _rt          Kernel, load, runtime handles

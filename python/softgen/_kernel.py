@@ -54,6 +54,34 @@ def _scalar_value(name, kind, v):
     return f
 
 
+# What the dense launch takes from torch (_torchops sets it when torch is there):
+# torch.empty_like, the current stream's handle of a device index,
+# torch.compiler.is_compiling, torch.is_grad_enabled, {torch dtype: softgen dtype
+# name}, torch.Tensor
+_torch_fns = None
+
+
+def _dense_cuda(inputs, out):
+    """The CUDA device index when inputs (and out, when given) are dense torch CUDA
+    tensors of one shape, device and dtype softgen computes, not empty; else None."""
+    fns = _torch_fns
+    x = inputs[0]
+    if fns is None or not isinstance(x, fns[5]) or not x.is_cuda or x.dtype not in fns[4] or \
+            not x.is_contiguous() or x.numel() == 0:
+        return None
+    device = x.get_device()
+    if len(inputs) > 1 and not _dense_like(inputs[1], x, device, fns[5]):
+        return None
+    if out is not None and not _dense_like(out, x, device, fns[5]):
+        return None
+    return device
+
+
+def _dense_like(t, x, device, tensor_type):
+    return isinstance(t, tensor_type) and t.dtype == x.dtype and t.shape == x.shape and \
+        t.is_contiguous() and t.get_device() == device
+
+
 def _refuse_in_capture(what):
     """Raises Error when torch is capturing a CUDA graph on the current stream:
     compiling or loading a kernel there would be work outside the graph (and
@@ -188,6 +216,14 @@ class Kernel:
                          _rt.DTYPE_NAMES[m.tensors[i].dtype]) for i in range(m.ntensors)]
         self.scalars = [(m.scalars[i].name.decode(), "i64" if m.scalars[i].is_i64 else "f32")
                         for i in range(m.nscalars)]
+        # the dense launch (_launch_dense): a GPU kernel of the rows layout, no
+        # scalars, 2 or 3 tensors of one dtype, one output (the last): that dtype
+        self._vb = max(1, self.vector_bytes)
+        dts = {t[2] for t in self.tensors}
+        self._dense = dts.pop() if (self.target != "host" and self.layout == "rows" and
+                                     not self.scalars and len(self.tensors) in (2, 3) and
+                                     len(dts) == 1 and self.tensors[-1][1] and
+                                     not any(t[1] for t in self.tensors[:-1])) else None
 
     def _get(self, device):
         with _lock:
@@ -238,12 +274,51 @@ class Kernel:
         CLI writes its outputs: complete or not at all (_files.write_atomic)."""
         _files.write_atomic(path, self.image)
 
+    def _launch_dense(self, inputs, out, device, matched=False):
+        """Launches on dense torch CUDA tensors (_dense_cuda said so) of this kernel's
+        dtype (self._dense) on the current stream: sgrt_kernel_launch_dense, no
+        descriptions in Python. matched: the caller chose this kernel for the
+        tensors' dtype, count and N. Returns out (allocated when None), or None when
+        they do not match or an array is not aligned to the kernel's vector (the
+        general path then says why, or copies)."""
+        fns = _torch_fns
+        x = inputs[0]
+        n, vb = self.n, self._vb
+        if not matched and (fns[4][x.dtype] != self._dense or x.shape[-1] != n or
+                            len(inputs) + 1 != len(self.tensors)):
+            return None
+        handle = self._loaded.get(device) or self._get(device)
+        rows = x.numel() // n
+        if rows > 1 and n * x.element_size() % vb:
+            return None
+        y = fns[0](x) if out is None else out
+        p0, p1, p2 = x.data_ptr(), y.data_ptr(), None
+        if len(inputs) == 2:
+            p1, p2 = inputs[1].data_ptr(), p1
+        if (p0 % vb) or (p1 % vb) or (p2 is not None and p2 % vb):
+            return None
+        stream = fns[1](device)
+        if _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, None, p0, p1, p2):
+            diag = _rt.Diag()  # the launch again, for its message (it fails the same way)
+            st = _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, ctypes.byref(diag), p0,
+                                                  p1, p2)
+            if st:
+                _raise(st, diag)
+        return y
+
     def __call__(self, *inputs, out=None, stream=None, dim=None, **scalars):
         """Launches on inputs (in template order) into out (allocated like the first
         input when None). dim: for an inner-layout kernel, the reduced dim (default 1
         for 3-D arrays [outer, N, inner]); rows-layout kernels take none. Scalars by
         name (e.g. scale=0.125, L=128, offset=0) when the kernel has scalar
         parameters (self.scalars)."""
+        if self._dense is not None and inputs and stream is None and dim is None and \
+                not scalars and not isinstance(out, (list, tuple)):
+            device = _dense_cuda(inputs, out)
+            if device is not None:
+                y = self._launch_dense(inputs, out, device)
+                if y is not None:
+                    return y
         names = [s[0] for s in self.scalars]
         if set(scalars) != set(names):
             raise TypeError(f"{self.kernel} takes scalars ({', '.join(names) or 'none'}), got "

@@ -22,7 +22,7 @@ from typing import Optional
 
 import torch
 
-from . import attention, functional
+from . import _kernel, attention, functional
 
 _OURS = (torch.float16, torch.bfloat16, torch.float32)
 _NS = "softgen"
@@ -222,9 +222,10 @@ def _raw_stream():
     return lambda device: torch.cuda.current_stream(device).cuda_stream
 
 
-functional._torch_fns = (torch.empty_like, _raw_stream(), torch.compiler.is_compiling,
+_kernel._torch_fns = (torch.empty_like, _raw_stream(), torch.compiler.is_compiling,
                          torch.is_grad_enabled,
                          {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"},
                          torch.Tensor)
+functional._tensor_type = torch.Tensor
 functional._torch_route = route
 attention._attention_route = route_attention

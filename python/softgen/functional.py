@@ -48,16 +48,14 @@ from . import _cc, _files, _host, _rt
 from ._arrays import (_TORCH_TO_SG, _describe, _dtype_name, _inner_view, _is_cupy, _is_torch,
                       _long_name, _shape, _strides_of)
 from ._errors import Error, UnsupportedError, _LastDimStride, _int_arg, _raise
-from ._kernel import Kernel, _refuse_in_capture, _runtime, _stats
+from . import _kernel as _kernel_module
+from ._kernel import Kernel, _dense_cuda, _refuse_in_capture, _runtime, _stats
 
 # The route of a torch tensor (_torchops.route, installed by it when torch is
 # present): through the torch.library op (autograd, torch.compile), to torch's own
 # operator (dtypes softgen does not compute), or None: the kernel, directly.
 _torch_route = None
-# What the fast path takes from torch (_torchops sets it): torch.empty_like, the
-# current stream's handle of a device index, torch.compiler.is_compiling,
-# torch.is_grad_enabled, {torch dtype: softgen dtype name}, torch.Tensor
-_torch_fns = None
+_tensor_type = None  # torch.Tensor, set with _torch_route
 _kernels = {}   # (template, n, dtype, target, arch, constraints, backend, layout) -> Kernel
 _targets = {}   # (backend, device) -> (target, arch to compile for, device's arch)
 _prebuilt = {}  # (template, n, dtype, target, arch, layout) -> Kernel (preload)
@@ -402,71 +400,46 @@ def _rowwise(template, inputs, dim, dtype, out, stream, backend):
     return k(*inputs, out=out, stream=stream, dim=d if inner else None)
 
 
-# The fast path's launches, (template, N, torch dtype, device index) -> (the
-# runtime's kernel handle, vector bytes, the Kernel that owns the handle)
+# The fast path's kernels, (template, N, torch dtype, device index) -> Kernel
 _fast = {}
 
 
 def _fast_torch(template, inputs, dim, out):
     """The common torch call, launched with the least Python: dense CUDA tensors
-    of one dtype softgen computes, reduced over the last dim, each aligned to the
-    kernel's vector, no dtype= or stream=, nothing for autograd or torch.compile
-    to record; out= a dense tensor like x, or None. None when the call is not that
-    one (the general path, _rowwise, then takes it). Written for speed: this is
-    the host cost of every eager call (test/wheel/RESULTS.md)."""
-    empty_like, raw_stream, is_compiling, grad_enabled, dtypes, _ = _torch_fns
+    of one dtype softgen computes, reduced over the last dim, no dtype= or
+    stream=, nothing for autograd or torch.compile to record; out= a dense tensor
+    like x, or None. None when the call is not that one (the general path,
+    _rowwise, then takes it). Written for speed: this is the host cost of every
+    eager call (test/wheel/RESULTS.md)."""
+    fns = _kernel_module._torch_fns
     x = inputs[0]
-    two = len(inputs) == 2
-    if not x.is_cuda or x.dtype not in dtypes or is_compiling() or \
-            (grad_enabled() and (x.requires_grad or (two and inputs[1].requires_grad))):
-        return None
+    if fns[2]() or (fns[3]() and (x.requires_grad or (len(inputs) == 2 and
+                                                      inputs[1].requires_grad))):
+        return None  # torch.compile traces, or autograd needs the op
     nd = x.dim()
-    if nd == 0 or (dim != -1 and dim != nd - 1) or not x.is_contiguous():
+    if nd == 0 or (dim != -1 and dim != nd - 1):
         return None
-    n, total = x.shape[-1], x.numel()
-    device = x.get_device()
-    if total == 0 or (two and not _fast_like(inputs[1], x, device)) or \
-            (out is not None and not _fast_like(out, x, device)):
+    device = _dense_cuda(inputs, out)
+    if device is None:
         return None
-    key = (template, n, x.dtype, device)
-    entry = _fast.get(key)
-    if entry is None:
-        k = _kernel(template, n, dtypes[x.dtype], device, "auto")
-        if k.layout != "rows" or k.scalars or len(k.tensors) != len(inputs) + 1:
+    key = (template, x.shape[-1], x.dtype, device)
+    k = _fast.get(key)
+    if k is None:
+        k = _kernel(template, x.shape[-1], fns[4][x.dtype], device, "auto")
+        if k._dense is None:
             return None
-        entry = _fast[key] = (k._get(device), max(1, k.vector_bytes), k)
+        _fast[key] = k
     else:
         _stats["memory_hits"] += 1
-    handle, vb, _ = entry
-    rows = total // n
-    if rows > 1 and n * x.element_size() % vb:
-        return None
-    y = empty_like(x) if out is None else out
-    p0, p1, p2 = x.data_ptr(), y.data_ptr(), None
-    if two:
-        p1, p2 = inputs[1].data_ptr(), p1
-    if (p0 % vb) or (p1 % vb) or (two and p2 % vb):
-        return None
-    _stats["calls"] += 1
-    stream = raw_stream(device)
-    if _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, None, p0, p1, p2):
-        diag = _rt.Diag()  # the launch again, for its message (its checks fail the same way)
-        st = _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, ctypes.byref(diag), p0, p1,
-                                              p2)
-        if st:
-            _raise(st, diag)
+    y = k._launch_dense(inputs, out, device, matched=True)
+    if y is not None:
+        _stats["calls"] += 1
     return y
-
-
-def _fast_like(t, x, device):
-    """Whether t is a dense tensor like x (dtype, shape, device) for _fast_torch."""
-    return t.dtype == x.dtype and t.shape == x.shape and t.is_contiguous() and \
-        t.get_device() == device
 
 
 def _public(template, inputs, dim, dtype, out, stream, backend):
     if _torch_route is not None and stream is None and backend == "auto" and \
-            isinstance(inputs[0], _torch_fns[5]):
+            isinstance(inputs[0], _tensor_type):
         if dtype is None:
             y = _fast_torch(template, inputs, dim, out)
             if y is not None:

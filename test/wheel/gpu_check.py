@@ -136,6 +136,39 @@ for dt in DTYPES:
 say(f"first calls (compile + load + run, fresh cache): median {statistics.median(first_ms):.0f} "
     f"ms, max {max(first_ms):.0f} ms over {len(first_ms)} kernels")
 
+# ---- 1b. the dense launch (the fast path of softgen.softmax and of Kernel calls) ----
+if cuda:
+    for dt, n in ((torch.float16, 1000), (torch.float32, 4099), (torch.bfloat16, 8192)):
+        tol = TOL[dt]
+        x = torch.randn(6, n, device=dev, dtype=dt)
+        want = torch.softmax(x.double(), -1)
+        k = softgen.compile("softmax", N=n, dtype=str(dt)[6:])
+        y = torch.empty_like(x)
+        cases = {"k(x)": lambda: k(x), "k(x, out=y)": lambda: k(x, out=y),
+                 "softmax(x, out=y)": lambda: softgen.softmax(x, out=y),
+                 "softmax(x.clone(), out=itself)": lambda: (lambda c: softgen.softmax(c, out=c))(
+                     x.clone()),
+                 "softmax of an offset view": lambda: softgen.softmax(
+                     torch.cat([torch.zeros(1, device=dev, dtype=dt), x.flatten()])[1:].view(6, n))}
+        for name, f in cases.items():
+            got = f()
+            sync()
+            err = ((got.double() - want).norm() / want.norm()).item()
+            check(err < tol, f"dense launch {name} {str(dt)[6:]} N={n}: relative error {err:.1e}")
+        g = torch.randn_like(x)
+        yy = softgen.softmax(x)
+        kb = softgen.compile("softmax_backward", N=n, dtype=str(dt)[6:])
+        want = ref_rowwise("softmax_backward", yy, g)
+        got = kb(g, yy)
+        err = ((got.double() - want).norm() / want.norm()).item()
+        check(err < 4 * tol, f"dense launch kb(grad, y) {str(dt)[6:]} N={n}: relative error "
+              f"{err:.1e}")
+    try:
+        k(torch.randn(6, n + 1, device=dev, dtype=torch.bfloat16))
+        check(False, "a row of the wrong N was launched")
+    except softgen.Error as e:
+        check("N" in str(e) or "cols" in str(e), f"a row of the wrong N refused: {e}")
+
 # ---- 2. autograd ----
 for dt in DTYPES:
     for fn, tfn in ((softgen.softmax, torch.softmax), (softgen.log_softmax, torch.log_softmax)):
