@@ -18,6 +18,7 @@ other than CUDA and the CPU) is computed by torch's own operator, with torch's
 semantics and no warning. The ops' outputs are contiguous, as their fake kernels
 say.
 """
+import functools
 from typing import Optional
 
 import torch
@@ -222,10 +223,12 @@ def _raw_stream():
     return lambda device: torch.cuda.current_stream(device).cuda_stream
 
 
-_kernel._torch_fns = (torch.empty_like, _raw_stream(), torch.compiler.is_compiling,
-                         torch.is_grad_enabled,
-                         {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"},
-                         torch.Tensor)
+# x is dense: contiguous_format spares empty_like inferring strides
+_kernel._torch_fns = (functools.partial(torch.empty_like, memory_format=torch.contiguous_format),
+                      _raw_stream(), torch.compiler.is_compiling,
+                      torch.is_grad_enabled,
+                      {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"},
+                      torch.Tensor)
 functional._tensor_type = torch.Tensor
 functional._torch_route = route
 attention._attention_route = route_attention
