@@ -224,6 +224,9 @@ class Kernel:
                                      not self.scalars and len(self.tensors) in (2, 3) and
                                      len(dts) == 1 and self.tensors[-1][1] and
                                      not any(t[1] for t in self.tensors[:-1])) else None
+        # rows of N elements keep every row aligned to the vector (else: one row only)
+        self._rows_aligned = self._dense is not None and \
+            self.n * _rt.DTYPE_SIZES[_rt.DTYPE_NAMES.index(self._dense)] % self._vb == 0
 
     def _get(self, device):
         with _lock:
@@ -289,7 +292,7 @@ class Kernel:
             return None
         handle = self._loaded.get(device) or self._get(device)
         rows = x.numel() // n
-        if rows > 1 and n * x.element_size() % vb:
+        if rows > 1 and not self._rows_aligned:
             return None
         y = fns[0](x) if out is None else out
         p0, p1, p2 = x.data_ptr(), y.data_ptr(), None

@@ -49,7 +49,7 @@ from ._arrays import (_TORCH_TO_SG, _describe, _dtype_name, _inner_view, _is_cup
                       _long_name, _shape, _strides_of)
 from ._errors import Error, UnsupportedError, _LastDimStride, _int_arg, _raise
 from . import _kernel as _kernel_module
-from ._kernel import Kernel, _dense_cuda, _refuse_in_capture, _runtime, _stats
+from ._kernel import Kernel, _dense_like, _refuse_in_capture, _runtime, _stats
 
 # The route of a torch tensor (_torchops.route, installed by it when torch is
 # present): through the torch.library op (autograd, torch.compile), to torch's own
@@ -413,19 +413,23 @@ def _fast_torch(template, inputs, dim, out):
     eager call (test/wheel/RESULTS.md)."""
     fns = _kernel_module._torch_fns
     x = inputs[0]
-    if fns[2]() or (fns[3]() and (x.requires_grad or (len(inputs) == 2 and
-                                                      inputs[1].requires_grad))):
+    two = len(inputs) == 2
+    if fns[2]() or ((x.requires_grad or (two and inputs[1].requires_grad)) and fns[3]()):
         return None  # torch.compile traces, or autograd needs the op
     nd = x.dim()
-    if nd == 0 or (dim != -1 and dim != nd - 1):
+    # x is a torch tensor (_public); _dense_cuda's checks, inline: this is the hot path
+    if not x.is_cuda or (dim != -1 and dim != nd - 1) or nd == 0 or x.dtype not in fns[4] or \
+            not x.is_contiguous() or x.numel() == 0:
         return None
-    device = _dense_cuda(inputs, out)
-    if device is None:
+    device = x.get_device()
+    if (two and not _dense_like(inputs[1], x, device, fns[5])) or \
+            (out is not None and not _dense_like(out, x, device, fns[5])):
         return None
-    key = (template, x.shape[-1], x.dtype, device)
+    n = x.shape[-1]
+    key = (template, n, x.dtype, device)
     k = _fast.get(key)
     if k is None:
-        k = _kernel(template, x.shape[-1], fns[4][x.dtype], device, "auto")
+        k = _kernel(template, n, fns[4][x.dtype], device, "auto")  # counts its own hit
         if k._dense is None:
             return None
         _fast[key] = k
