@@ -89,19 +89,21 @@ wheel() {
   local venv="$WHEEL_WORK_DIR/build-venv" t0=$SECONDS
   mkdir -p "$WHEEL_WORK_DIR" "$WHEEL_DIR"
   rm -f "$WHEEL_DIR"/softgen-*.whl
-  [ -x "$venv/bin/pip" ] || "$PYTHON" -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check wheel
+  # (each step checked: set -e does not hold inside the wheel stage's "wheel && ...")
+  [ -x "$venv/bin/pip" ] || "$PYTHON" -m venv "$venv" || return 1
+  "$venv/bin/pip" install -q --disable-pip-version-check wheel || return 1
   CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" "$venv/bin/pip" wheel -q --no-deps \
-    --disable-pip-version-check -w "$WHEEL_DIR" ./python
+    --disable-pip-version-check -w "$WHEEL_DIR" ./python || { echo "dev.sh: pip wheel failed" >&2; return 1; }
   local whl need=28 lib v
-  whl=$(ls "$WHEEL_DIR"/softgen-*.whl)
+  whl=$(ls "$WHEEL_DIR"/softgen-*.whl) || return 1
   rm -rf "$WHEEL_WORK_DIR/unpacked" && mkdir -p "$WHEEL_WORK_DIR/unpacked"
-  "$venv/bin/python" -m zipfile -e "$whl" "$WHEEL_WORK_DIR/unpacked"
+  "$venv/bin/python" -m zipfile -e "$whl" "$WHEEL_WORK_DIR/unpacked" || return 1
   for lib in "$WHEEL_WORK_DIR"/unpacked/softgen/_lib/*.so; do
     v=$(python/check-glibc.sh "$lib" 99 | sed -n 's/.*GLIBC_2\.\([0-9]*\).*/\1/p' | head -1)
     [ -n "$v" ] && [ "$v" -gt "$need" ] && need=$v
   done
-  "$venv/bin/python" -m wheel tags --remove --platform-tag "manylinux_2_${need}_x86_64" "$whl" >/dev/null
+  "$venv/bin/python" -m wheel tags --remove --platform-tag "manylinux_2_${need}_x86_64" "$whl" \
+    >/dev/null || return 1
   whl=$(ls "$WHEEL_DIR"/softgen-*.whl)
   echo "dev.sh: wheel built in $((SECONDS - t0))s: $whl ($(du -h "$whl" | cut -f1))"
 }

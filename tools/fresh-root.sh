@@ -76,6 +76,16 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The network's TLS trust, as resolv.conf its names: the wheel stage fetches from
+# PyPI over https, which an intercepting proxy re-signs with a CA only this machine
+# trusts. pip and Python's ssl inside read the host's bundle (PIP_CERT, SSL_CERT_FILE).
+HOST_CA=""
+for f in "${PIP_CERT:-}" "${SSL_CERT_FILE:-}" /etc/ssl/certs/ca-certificates.crt; do
+  if [ -n "$f" ] && [ -f "$f" ]; then
+    cp "$f" "$ROOT/etc/host-ca-bundle.crt" && HOST_CA=/etc/host-ca-bundle.crt
+    break
+  fi
+done
 
 # The working tree, as a fresh clone (plus uncommitted changes) would have it.
 mkdir -p "$ROOT/src"
@@ -96,6 +106,7 @@ set +e
 chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   HOME=/root LANG=C.UTF-8 TERM=dumb STAGES="$STAGES" FUZZ_SECONDS="${FUZZ_SECONDS:-20}" \
   ${JOBS:+JOBS="$JOBS"} ${http_proxy:+http_proxy="$http_proxy"} \
+  ${https_proxy:+https_proxy="$https_proxy"} ${HOST_CA:+PIP_CERT="$HOST_CA" SSL_CERT_FILE="$HOST_CA"} \
   /bin/bash -c 'cd /src || exit 1; g=0; tools/dev.sh generate || g=1; tools/dev.sh test; t=$?
     [ $g -eq 0 ] || echo "fresh-root.sh: tools/dev.sh generate failed"; [ $g$t = 00 ]' \
   > "$DIR/fresh.log" 2>&1
