@@ -277,21 +277,22 @@ class Kernel:
         CLI writes its outputs: complete or not at all (_files.write_atomic)."""
         _files.write_atomic(path, self.image)
 
-    def _launch_dense(self, inputs, out, device, matched=False):
+    def _launch_dense(self, inputs, out, device, rows=None):
         """Launches on dense torch CUDA tensors (_dense_cuda said so) of this kernel's
         dtype (self._dense) on the current stream: sgrt_kernel_launch_dense, no
-        descriptions in Python. matched: the caller chose this kernel for the
-        tensors' dtype, count and N. Returns out (allocated when None), or None when
-        they do not match or an array is not aligned to the kernel's vector (the
-        general path then says why, or copies)."""
+        descriptions in Python. rows: given by a caller that chose this kernel for
+        the tensors' dtype, count and N (else checked here). Returns out (allocated
+        when None), or None when they do not match or an array is not aligned to the
+        kernel's vector (the general path then says why, or copies)."""
         fns = _torch_fns
         x = inputs[0]
-        n, vb = self.n, self._vb
-        if not matched and (fns[4][x.dtype] != self._dense or x.shape[-1] != n or
-                            len(inputs) + 1 != len(self.tensors)):
-            return None
+        vb = self._vb
+        if rows is None:
+            if fns[4][x.dtype] != self._dense or x.shape[-1] != self.n or \
+                    len(inputs) + 1 != len(self.tensors):
+                return None
+            rows = x.numel() // self.n
         handle = self._loaded.get(device) or self._get(device)
-        rows = x.numel() // n
         if rows > 1 and not self._rows_aligned:
             return None
         y = fns[0](x) if out is None else out

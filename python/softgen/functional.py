@@ -416,26 +416,27 @@ def _fast_torch(template, inputs, dim, out):
     two = len(inputs) == 2
     if fns[2]() or ((x.requires_grad or (two and inputs[1].requires_grad)) and fns[3]()):
         return None  # torch.compile traces, or autograd needs the op
-    nd = x.dim()
+    nd, dt = x.ndim, x.dtype
     # x is a torch tensor (_public); _dense_cuda's checks, inline: this is the hot path
-    if not x.is_cuda or (dim != -1 and dim != nd - 1) or nd == 0 or x.dtype not in fns[4] or \
-            not x.is_contiguous() or x.numel() == 0:
+    if not x.is_cuda or (dim != -1 and dim != nd - 1) or nd == 0 or dt not in fns[4] or \
+            not x.is_contiguous():
         return None
+    total = x.numel()
     device = x.get_device()
-    if (two and not _dense_like(inputs[1], x, device, fns[5])) or \
+    if total == 0 or (two and not _dense_like(inputs[1], x, device, fns[5])) or \
             (out is not None and not _dense_like(out, x, device, fns[5])):
         return None
     n = x.shape[-1]
-    key = (template, n, x.dtype, device)
+    key = (template, n, dt, device)
     k = _fast.get(key)
     if k is None:
-        k = _kernel(template, n, fns[4][x.dtype], device, "auto")  # counts its own hit
+        k = _kernel(template, n, fns[4][dt], device, "auto")  # counts its own hit
         if k._dense is None:
             return None
         _fast[key] = k
     else:
         _stats["memory_hits"] += 1
-    y = k._launch_dense(inputs, out, device, matched=True)
+    y = k._launch_dense(inputs, out, device, total // n)
     if y is not None:
         _stats["calls"] += 1
     return y
