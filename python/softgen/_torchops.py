@@ -173,14 +173,19 @@ def _through_op(tensors):
         (torch.is_grad_enabled() and any(t.requires_grad for t in tensors))
 
 
+def _refuse_out_with_grad(name, tensors):
+    """torch's rule for out=: no autograd through it (RuntimeError, torch's words)."""
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+
+
 def route(template, tensors, dim, dtype, out):
     """The result of a public call on torch tensors when the op or torch computes
     it; None: the caller launches the kernel directly (the fast path).
     tensors: (x,) or (grad, y); out: the caller's out= (then no autograd, as torch)."""
     if out is not None:
-        if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-            raise RuntimeError(f"{template}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires grad.")
+        _refuse_out_with_grad(template, tensors)
         return None
     if template in _FORWARD:
         x = tensors[0]
@@ -201,10 +206,7 @@ def route_attention(x, scale, mask, causal, causal_offset, safe, dtype, out):
     """As route, for attention_softmax."""
     tensors = (x,) if mask is None else (x, mask)
     if out is not None:
-        if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-            raise RuntimeError("attention_softmax(): functions with out=... arguments don't "
-                               "support automatic differentiation, but one of the arguments "
-                               "requires grad.")
+        _refuse_out_with_grad("attention_softmax", tensors)
         return None
     if _through_op(tensors):
         return attention_softmax(x, scale, mask, bool(causal), int(causal_offset), bool(safe),
