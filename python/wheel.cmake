@@ -41,6 +41,17 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64)$")
 endif()
 set_target_properties(softgen_shared PROPERTIES LINK_DEPENDS ${_sg_map} LINKER_LANGUAGE CXX)
 
+# softgen/_launch.abi3.so: the hot path's launch without ctypes (python/softgen/_launch.c),
+# CPython's limited API (3.9 on), so one build serves every CPython 3 (the wheel's tag:
+# cp39-abi3); it links nothing (not libpython: the interpreter provides it).
+find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
+add_library(softgen_launch MODULE ${PROJECT_SOURCE_DIR}/python/softgen/_launch.c)
+target_include_directories(softgen_launch PRIVATE ${Python_INCLUDE_DIRS})
+set_target_properties(softgen_launch PROPERTIES OUTPUT_NAME _launch PREFIX "" SUFFIX ".abi3.so"
+  C_VISIBILITY_PRESET hidden)
+target_link_options(softgen_launch PRIVATE -Wl,--as-needed)
+
 install(TARGETS softgen_shared softgen_rt LIBRARY DESTINATION softgen/_lib)
+install(TARGETS softgen_launch LIBRARY DESTINATION softgen)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels-templates/ DESTINATION softgen/templates
   FILES_MATCHING PATTERN "*.sgt")

@@ -98,7 +98,7 @@ wheel() {
   whl=$(ls "$WHEEL_DIR"/softgen-*.whl) || return 1
   rm -rf "$WHEEL_WORK_DIR/unpacked" && mkdir -p "$WHEEL_WORK_DIR/unpacked"
   "$venv/bin/python" -m zipfile -e "$whl" "$WHEEL_WORK_DIR/unpacked" || return 1
-  for lib in "$WHEEL_WORK_DIR"/unpacked/softgen/_lib/*.so; do
+  for lib in "$WHEEL_WORK_DIR"/unpacked/softgen/_lib/*.so "$WHEEL_WORK_DIR"/unpacked/softgen/*.so; do
     v=$(python/check-glibc.sh "$lib" 99 | sed -n 's/.*GLIBC_2\.\([0-9]*\).*/\1/p' | head -1)
     [ -n "$v" ] && [ "$v" -gt "$need" ] && need=$v
   done

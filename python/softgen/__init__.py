@@ -62,12 +62,13 @@ is the element size: each row aligns itself).
 #   _torchops   functional attention _kernel                  torch.library ops, autograd
 #   attention   functional _kernel _arrays _errors            attention_softmax
 #   functional  _kernel _host _arrays _errors _files _cc _rt  softmax & co., compile, preload
-#   _kernel     _host _arrays _errors _files _cc _rt          Kernel, load, runtime handles
+#   _kernel     _host _arrays _errors _files _cc _rt _launch  Kernel, load, runtime handles
 #   _host       _arrays                                       host outputs and copies
 #   _arrays     _errors _rt                                   array kinds, dtypes, views
 #   _errors     _rt                                           Error & co., _raise, _int_arg
 #   _cc         _rt                                           ctypes: libsoftgen (compiler)
 #   _files      -                                             bounded reads, atomic writes
+#   _launch     -                                             (C, _launch.c) the dense launch
 #   _rt         -                                             ctypes: libsoftgen_rt (runtime)
 #
 # CuPy and numpy are imported inside functions, only when such an array is

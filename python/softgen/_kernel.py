@@ -54,6 +54,21 @@ def _scalar_value(name, kind, v):
     return f
 
 
+def _dense_launcher():
+    """sgrt_kernel_launch_dense as the hot path calls it, (handle, rows, stream, t0,
+    t1, t2) -> sg_status, ints for pointers: softgen._launch (the wheel's C extension,
+    no ctypes conversions) where it imports, else through ctypes (the source tree)."""
+    address = ctypes.cast(_rt.lib.sgrt_kernel_launch_dense, ctypes.c_void_p).value
+    try:
+        from . import _launch
+    except ImportError:
+        fn = _rt.lib.sgrt_kernel_launch_dense
+        return lambda k, rows, stream, t0, t1, t2: fn(k, rows, stream, None, t0, t1, t2)
+    _launch.init(address)
+    return _launch.dense
+
+
+_launch_dense_fn = _dense_launcher()
 # What the dense launch takes from torch (_torchops sets it when torch is there):
 # torch.empty_like, the current stream's handle of a device index,
 # torch.compiler.is_compiling, torch.is_grad_enabled, {torch dtype: softgen dtype
@@ -197,6 +212,7 @@ class Kernel:
         backend "auto" takes a host-target object to the host backend."""
         self._image, self._path, self._jit = image, path, jit
         self._loaded = {}
+        self._handles = {}  # device -> the loaded kernel's handle as an int (_launch_dense)
         self.device_arch = None  # set when compiled for an older arch than the device's
         if jit is not None or (backend == "auto" and _target_of(image, path) == "host"):
             backend = "host"
@@ -292,17 +308,19 @@ class Kernel:
                     len(inputs) + 1 != len(self.tensors):
                 return None
             rows = x.numel() // self.n
-        handle = self._loaded.get(device) or self._get(device)
+        handle = self._handles.get(device)
+        if handle is None:
+            handle = self._handles[device] = self._get(device).value
         if rows > 1 and not self._rows_aligned:
             return None
         y = fns[0](x) if out is None else out
-        p0, p1, p2 = x.data_ptr(), y.data_ptr(), None
+        p0, p1, p2 = x.data_ptr(), y.data_ptr(), 0
         if len(inputs) == 2:
             p1, p2 = inputs[1].data_ptr(), p1
-        if (p0 % vb) or (p1 % vb) or (p2 is not None and p2 % vb):
+        if (p0 % vb) or (p1 % vb) or (p2 % vb):
             return None
         stream = fns[1](device)
-        if _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, None, p0, p1, p2):
+        if _launch_dense_fn(handle, rows, stream, p0, p1, p2):
             diag = _rt.Diag()  # the launch again, for its message (it fails the same way)
             st = _rt.lib.sgrt_kernel_launch_dense(handle, rows, stream, ctypes.byref(diag), p0,
                                                   p1, p2)

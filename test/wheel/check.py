@@ -3,7 +3,8 @@ the virtual environment's python, outside the repository, LD_LIBRARY_PATH unset)
 
 Checks, one line each ("ok: ..." or "FAIL: ..."), exit status 1 on any FAIL:
   - softgen is imported from site-packages (not the source tree) with its two
-    libraries and templates inside the package;
+    libraries and templates inside the package, and its C extension (_launch)
+    reaches the runtime;
   - ldd of each library resolves everything and names no libLLVM, libstdc++, libz
     or libzstd; no libLLVM is mapped into this process after compiling;
   - the compiler: PTX for sm_90, the arch chosen for devices it does not list;
@@ -40,6 +41,15 @@ for lib in libs:
     bad = [w for w in ("not found", "libLLVM", "libstdc++", "libz.so", "libzstd") if w in text]
     check(not bad, f"ldd {os.path.basename(lib)}: {'names ' + ', '.join(bad) if bad else 'clean'}")
 
+try:
+    from softgen import _launch
+except ImportError as e:
+    _launch = None
+    check(False, f"the C extension softgen._launch imports: {e}")
+if _launch is not None:  # a null kernel: the runtime refuses it (SG_ERR_INVALID_ARGUMENT, 1)
+    from softgen import _kernel
+    check(_kernel._launch_dense_fn is _launch.dense and _launch.dense(0, 1, 0, 16, 32, 0) == 1,
+          "the C extension launches through the runtime (a null kernel refused)")
 print("version:", softgen.version())
 k = softgen.compile("softmax", N=1000, dtype="bf16", target="nvptx", arch="sm_90", emit="asm")
 check(k.image.startswith(b"//") and b".target sm_90" in k.image, "PTX for sm_90")

@@ -23,8 +23,8 @@ result $? "pip install $(basename "$wheel") numpy into a fresh venv"
 site=$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 # the tag's glibc: manylinux_2_X_x86_64
 glibc=$(basename "$wheel" | sed -n 's/.*manylinux_\([0-9]*\)_\([0-9]*\)_x86_64\.whl$/\1.\2/p')
-for lib in libsoftgen.so libsoftgen_rt.so; do
-  "$root/python/check-glibc.sh" "$site/softgen/_lib/$lib" "${glibc:-2.28}"
+for lib in _lib/libsoftgen.so _lib/libsoftgen_rt.so _launch.abi3.so; do
+  "$root/python/check-glibc.sh" "$site/softgen/$lib" "${glibc:-2.28}"
   result $? "check-glibc.sh $lib ${glibc:-2.28} (the wheel's tag)"
 done
 (cd "$work" && env -u LD_LIBRARY_PATH -u PYTHONPATH -u SOFTGEN_LIB_DIR -u SOFTGEN_LIBRARY \
