@@ -47,9 +47,10 @@ PYTHON=/usr/bin/python3
 # (the fresh stage checks this list): pkgconf for test/Install's pkg-config consumer,
 # libclang-rt-22-dev for the fuzz stage's libFuzzer and sanitizer runtimes; for the
 # wheel, g++ (LLVM's static libraries are C++), zlib1g-dev and libzstd-dev (linked
-# statically), python3-venv (its build and test environments) and binutils
+# statically), python3-venv (its build and test environments), python3-dev (the
+# C extension softgen/_launch.abi3.so: Python.h) and binutils
 # (python/check-glibc.sh reads the libraries' symbol versions).
-PACKAGES="cmake make gcc pkgconf python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev g++ zlib1g-dev libzstd-dev python3-venv binutils"
+PACKAGES="cmake make gcc pkgconf python3 valgrind python3-numpy llvm-22-dev lld-22 llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev g++ zlib1g-dev libzstd-dev python3-venv python3-dev binutils"
 # The fresh stage's own tools (not needed inside the root it makes).
 FRESH_PACKAGES="debootstrap debian-archive-keyring"
 case " $STAGES " in *" fresh "*) PACKAGES="$PACKAGES $FRESH_PACKAGES" ;; esac
