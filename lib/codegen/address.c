@@ -224,43 +224,71 @@ static LLVMValueRef vector_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef r
   return v;
 }
 
+/* The vt-vector of tensor ti's elements col + j of chunk c (out-of-row lanes
+ * read the row's column 0). */
+static LLVMValueRef peel_elements_of(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row,
+                                     unsigned c, LLVMTypeRef vt) {
+  LLVMValueRef v = LLVMGetPoison(vt);
+  for (unsigned j = 0; j < cx->plan->vec; j++) {
+    LLVMValueRef e = LLVMBuildLoad2(cx->b, LLVMGetElementType(vt),
+                                    peel_element_ptr(cx, a, ti, row, c, j), "x.elem");
+    LLVMSetAlignment(e, sgc_elem_bytes(cx, ti));
+    v = LLVMBuildInsertElement(cx->b, v, e, LLVMConstInt(cx->i32, j, 0), "");
+  }
+  return v;
+}
+
+LLVMValueRef sgc_peel_fast(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c) {
+  return and_opt(cx, a->col_full[c], a->aligned[ti]);
+}
+
+/* Chunk c of tensor ti element by element where some lane is in the row (the
+ * others load the row's column 0, masked later), else 0. */
+LLVMValueRef sgc_peel_elements(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, unsigned c) {
+  LLVMBuilderRef b = cx->b;
+  LLVMTypeRef et = sgc_elem_type(cx, ti), vt = LLVMVectorType(et, cx->plan->vec);
+  if (!a->col_any[c]) /* a tensor with another shift, in a chunk wholly in the row */
+    return peel_elements_of(cx, a, ti, row, c, vt);
+  LLVMBasicBlockRef none = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef elems = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.some");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.some.join");
+  LLVMBuildCondBr(b, a->col_any[c], elems, join);
+  LLVMPositionBuilderAtEnd(b, elems);
+  LLVMValueRef v = peel_elements_of(cx, a, ti, row, c, vt);
+  LLVMBasicBlockRef elems_end = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+  LLVMValueRef phi = LLVMBuildPhi(b, vt, "x.elems");
+  LLVMValueRef vals[2] = {v, LLVMConstNull(vt)};
+  LLVMBasicBlockRef bbs[2] = {elems_end, none};
+  LLVMAddIncoming(phi, vals, bbs, 2);
+  return phi;
+}
+
 /* Chunk c of tensor ti: one vector load where the chunk lies in the row and
- * the tensor shares its shift; else element by element where some lane is
- * in the row (the others load the row's column 0, masked later); else 0. */
+ * the tensor shares its shift; else sgc_peel_elements. */
 static LLVMValueRef peel_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, unsigned c) {
   LLVMBuilderRef b = cx->b;
-  LLVMValueRef fast = and_opt(cx, a->col_full[c], a->aligned[ti]);
+  LLVMValueRef fast = sgc_peel_fast(cx, a, ti, c);
   if (!fast)
     return vector_load(cx, a, ti, row, a->col[c]);
-  LLVMTypeRef et = sgc_elem_type(cx, ti), vt = LLVMVectorType(et, cx->plan->vec);
+  LLVMTypeRef vt = LLVMVectorType(sgc_elem_type(cx, ti), cx->plan->vec);
   LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.vector");
   LLVMBasicBlockRef parts = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.elements");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.join");
-  LLVMValueRef any = a->col_any[c] ? a->col_any[c] : LLVMConstInt(cx->i1, 1, 0);
-  LLVMBasicBlockRef none;
   LLVMBuildCondBr(b, fast, whole, parts);
   LLVMPositionBuilderAtEnd(b, whole);
   LLVMValueRef v1 = vector_load(cx, a, ti, row, a->col[c]);
   LLVMBuildBr(b, join);
   LLVMPositionBuilderAtEnd(b, parts);
-  /* no lane in the row: nothing loaded */
-  LLVMBasicBlockRef elems = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.some");
-  LLVMBuildCondBr(b, any, elems, join);
-  none = parts;
-  LLVMPositionBuilderAtEnd(b, elems);
-  LLVMValueRef v2 = LLVMGetPoison(vt);
-  for (unsigned j = 0; j < cx->plan->vec; j++) {
-    LLVMValueRef e = LLVMBuildLoad2(b, et, peel_element_ptr(cx, a, ti, row, c, j), "x.elem");
-    LLVMSetAlignment(e, sgc_elem_bytes(cx, ti));
-    v2 = LLVMBuildInsertElement(b, v2, e, LLVMConstInt(cx->i32, j, 0), "");
-  }
-  LLVMBasicBlockRef elems_end = LLVMGetInsertBlock(b);
+  LLVMValueRef v2 = sgc_peel_elements(cx, a, ti, row, c);
+  LLVMBasicBlockRef parts_end = LLVMGetInsertBlock(b);
   LLVMBuildBr(b, join);
   LLVMPositionBuilderAtEnd(b, join);
   LLVMValueRef phi = LLVMBuildPhi(b, vt, "x.peel");
-  LLVMValueRef vals[3] = {v1, v2, LLVMConstNull(vt)};
-  LLVMBasicBlockRef bbs[3] = {whole, elems_end, none};
-  LLVMAddIncoming(phi, vals, bbs, 3);
+  LLVMValueRef vals[2] = {v1, v2};
+  LLVMBasicBlockRef bbs[2] = {whole, parts_end};
+  LLVMAddIncoming(phi, vals, bbs, 2);
   return phi;
 }
 

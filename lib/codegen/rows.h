@@ -82,6 +82,16 @@ LLVMValueRef sgc_element_ptr(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row,
  * outside [0, N) not stored). The caller skips chunks with no lane in the row. */
 void sgc_peel_store(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c, LLVMValueRef x);
 
+/* Peeled rows: an i1, 1 where chunk c of tensor ti is one aligned vector of
+ * the row (wholly in it, the tensor sharing the row's shift); NULL when
+ * always. */
+LLVMValueRef sgc_peel_fast(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c);
+
+/* Peeled rows: chunk c of tensor ti loaded element by element where some
+ * lane is in the row (lanes outside it read the row's column 0, masked
+ * later), else zeros: where sgc_peel_fast is 0. */
+LLVMValueRef sgc_peel_elements(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, unsigned c);
+
 /* Column of chunk c, in bounds: a chunk past N reads column 0 instead. */
 LLVMValueRef sgc_clamped_col(sgc_ctx *cx, sgc_addr *a, unsigned c);
 

@@ -16,6 +16,10 @@
  * them, chunk by chunk (stage_next), so the next row's copies overlap this
  * row's stores; such rows are copied whole (no causal skipping).
  *
+ * Peeled rows (plan->peel) copy the vectors that lie wholly in the row and
+ * share its shift, and load the others (head, tail) element by element into
+ * their slots (stage_peeled); a slot sits at the chunk's unshifted column.
+ *
  * Needs: the target's stage_copy, stage_commit and stage_wait hooks; the
  * launch's dynamic shared memory (plan->stage_bytes, meta dsmem). Produces:
  * sgc_rows_staged. */
@@ -55,7 +59,9 @@ static LLVMValueRef stage_ptr(sgc_walk *w, const sgt_op *op, unsigned c) {
   unsigned long long esize = sgc_elem_bytes(cx, op->tensor);
   LLVMValueRef row = LLVMBuildMul(cx->b, LLVMBuildZExt(cx->b, cx->row_in_block, cx->i64, ""),
                                   LLVMConstInt(cx->i64, cx->plan->stage_pitch, 0), "");
-  LLVMValueRef el = LLVMBuildAdd(cx->b, row, w->a.col[c], "");
+  /* peeled rows: the chunk's unshifted column (its vectors aligned in the row's
+   * 16-byte frame, as in memory) */
+  LLVMValueRef el = LLVMBuildAdd(cx->b, row, cx->plan->peel ? w->a.lane_col[c] : w->a.col[c], "");
   LLVMValueRef off = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i64, s->stage_base[op - cx->t->ops], 0),
                                   LLVMBuildMul(cx->b, el, LLVMConstInt(cx->i64, esize, 0), ""),
                                   "stage.off");
@@ -116,9 +122,14 @@ static void stage_chunk(sgc_walk *w, LLVMValueRef row, unsigned c) {
       if (only_causal && !join) /* the chunk's first such read opens the branch */
         join = sgc_open_if(cx, chunk_live(w, c), "stage.live");
       unsigned bytes = pl->vec * sgc_elem_bytes(cx, op->tensor);
-      cx->hooks->stage_copy(
-          cx, stage_ptr(w, op, c),
-          sgc_element_ptr(cx, &w->a, op->tensor, row, sgc_clamped_col(cx, &w->a, c)), bytes);
+      LLVMValueRef fast = pl->peel ? sgc_peel_fast(cx, &w->a, op->tensor, c) : NULL;
+      LLVMBasicBlockRef whole = fast ? sgc_open_if(cx, fast, "stage.whole") : NULL;
+      cx->hooks->stage_copy(cx, stage_ptr(w, op, c),
+                            sgc_element_ptr(cx, &w->a, op->tensor, row,
+                                            pl->peel ? w->a.col[c] : sgc_clamped_col(cx, &w->a, c)),
+                            bytes);
+      if (whole)
+        sgc_close_if(cx, whole);
     }
     if (join)
       sgc_close_if(cx, join);
@@ -127,10 +138,35 @@ static void stage_chunk(sgc_walk *w, LLVMValueRef row, unsigned c) {
     cx->hooks->stage_commit(cx);
 }
 
+/* Peeled rows: the chunks that are not one aligned vector of the row (the
+ * head, a tail, a tensor whose row has another shift: sgc_peel_fast 0) are
+ * loaded element by element and stored to their slots by this thread, after
+ * every copy has been issued. A thread reads only its own slots, so no
+ * barrier orders them. (Issuing these loads before the copies instead, so
+ * that they return first, measured no better: tools/bench/RESULTS.md "Eighth
+ * change".) */
+static void stage_peeled(sgc_walk *w, LLVMValueRef row) {
+  sgc_ctx *cx = w->cx;
+  for (unsigned c = 0; c < w->a.nchunks; c++)
+    for (unsigned r = 0; r < w->nreads; r++) {
+      const sgt_op *op = &cx->t->ops[w->read_ops[r]];
+      LLVMValueRef fast = sgc_peel_fast(cx, &w->a, op->tensor, c);
+      if (!fast)
+        continue;
+      LLVMBasicBlockRef join = sgc_open_if(cx, LLVMBuildNot(cx->b, fast, ""), "stage.elements");
+      LLVMValueRef v = sgc_peel_elements(cx, &w->a, op->tensor, row, c);
+      LLVMValueRef st = LLVMBuildStore(cx->b, v, stage_ptr(w, op, c));
+      LLVMSetAlignment(st, cx->plan->vec * sgc_elem_bytes(cx, op->tensor));
+      sgc_close_if(cx, join);
+    }
+}
+
 /* Copies this thread's vectors of the read ops for row `row`, chunk by chunk. */
 static void stage_rows(sgc_walk *w, LLVMValueRef row) {
   for (unsigned c = 0; c < w->a.nchunks; c++)
     stage_chunk(w, row, c);
+  if (w->cx->plan->peel)
+    stage_peeled(w, row);
   ((staged *)w->own)->landed = 0;
 }
 
@@ -144,6 +180,9 @@ static sg_status declare(sgc_walk *w, sg_diag *diag) {
   if (pl->prefetch && (t->nops == 0 || t->ops[t->nops - 1].code != SGT_WRITE))
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "codegen: staged rows are copied ahead "
                        "after the template's last op, which must be a write");
+  if (pl->prefetch && pl->peel) /* the next row's shift is another */
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "codegen: peeled rows are not copied "
+                       "ahead");
   /* rows copied ahead (prefetch) are copied whole: no chunk skipping */
   w->skip_op = !pl->prefetch ? causal_skip_op(t) : -1;
   for (int i = 0; w->skip_op >= 0 && i < t->nops; i++)

@@ -211,7 +211,14 @@ unsigned sgp_policy_inner_block(const sg_plan *pl) {
  * copy on an H100 against 0.97-0.99 staged, experiment 7) where the target
  * can, each read's vector is one 4, 8 or 16-byte copy, and a workgroup's share
  * fits its shared memory; a staged workgroup holds at most STAGE_BLOCK_BYTES of its rows
- * (longer rows are split over a cluster). */
+ * (longer rows are split over a cluster). Peeled rows (odd N) are staged as the
+ * others: their whole vectors copied, the head and tail element by element
+ * (codegen/rows_staged.c). Measured on an H200 against their registers plans
+ * (clusters of 8 or 1024-thread blocks), softgen-bench A/B, 2 rounds
+ * (tools/bench/RESULTS.md "Eighth change"): f16 7419 x 104459 0.45 -> 0.80 of
+ * copy, 17586 x 59907 0.53 -> 0.77, 3203 x 249253 0.46 -> 0.76, f32 179 x 84455
+ * 0.49 -> 0.82; f32 N of 50257-59907 at M = 64-128 lost 5-9 % (0.79-0.84 ->
+ * 0.72-0.78). */
 #define AUTO_STAGE_ELEMS (512 * AUTO_ELEMS_PER_THREAD)
 #define STAGE_BLOCK_BYTES (64 * 1024)
 /* shared memory a staged block leaves for its reduction buffers */
@@ -235,6 +242,9 @@ int sgp_split_ok(uint64_t vectors, unsigned cluster) {
 uint64_t sgp_split_share(uint64_t vectors, unsigned cluster) {
   return (vectors + cluster - 1) / cluster;
 }
+uint64_t sgp_row_vectors(const sg_plan *pl) {
+  return pl->peel ? ((uint64_t)pl->n + 2 * pl->vec - 2) / pl->vec : (uint64_t)pl->n / pl->vec;
+}
 
 /* The largest cluster, a power of two up to `most`, that splits a row of
  * `vectors` vector accesses (sgp_split_ok). */
@@ -256,14 +266,29 @@ static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t ve
          (share + t - 1) / t <= SGP_STAGE_MAX_CHUNKS;
 }
 
+/* Rows past AUTO_STAGE_ELEMS that the registers plan holds in a block of at
+ * most 512 threads at most REGISTERS_ROW_VALUES values a thread stay in
+ * registers. Measured on an H200 (softgen-bench, 2 rounds, tools/bench/RESULTS.md
+ * "Eighth change"): f32 N = 17817 (peeled) and 17820, 512 threads x 36 values,
+ * at M = 128 / 879 / 4096: registers 1.00 / 0.97 / 0.95 and 1.05 / 0.99 / 0.95
+ * of copy, staged 0.97 / 0.85 / 0.89 and 1.00 / 0.88 / 0.89. 16-bit rows just
+ * past AUTO_STAGE_ELEMS hold 40 values there (5 vectors of 8) and measured
+ * mixed (f16 17817 and 19259: registers 0.95 against staged 0.72-0.85 at M =
+ * 128, staged 0.73-0.82 against 0.66-0.73 at M = 4096), so they stay staged. */
+#define REGISTERS_ROW_VALUES 36
+static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vectors) {
+  unsigned t = registers_threads(vectors, pl->vec, pl->vec_bytes, pl->target->max_block_threads,
+                                 in->causal);
+  return t <= 512 && (vectors + t - 1) / t * pl->vec <= REGISTERS_ROW_VALUES;
+}
+
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
   const sgh_target *tg = pl->target;
   int64_t n = in->p->n;
-  /* staged copies are whole aligned vectors: not peeled rows */
-  int can = sgh_can_stage(tg) && !pl->peel, narrow = pl->vec * in->narrowest_read < 4;
+  int can = sgh_can_stage(tg), narrow = pl->vec * in->narrowest_read < 4;
   /* the most a workgroup would hold: the row over the largest portable
    * cluster, else over the largest staged one */
-  uint64_t vectors = (uint64_t)n / pl->vec;
+  uint64_t vectors = sgp_row_vectors(pl);
   int clusters = sgh_has_clusters(tg, pl->arch);
   unsigned portable = clusters ? split_cluster(vectors, tg->max_cluster) : 1;
   unsigned staged = clusters ? split_cluster(vectors, tg->max_cluster_staged) : 1;
@@ -276,7 +301,7 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
    * (experiment 12) */
   if (can && !fits && staged > tg->max_cluster && (!in->online_chains || in->causal))
     fits = staged_share_fits(in, pl, vectors, staged);
-  return can && !narrow && n > AUTO_STAGE_ELEMS && fits;
+  return can && !narrow && n > AUTO_STAGE_ELEMS && !registers_hold(in, pl, vectors) && fits;
 }
 
 /* Workgroups per row (`vectors` rounded up by the caller so that every power
@@ -381,8 +406,8 @@ int sgp_policy_online(const sgp_input *in, const sg_plan *pl) {
  * when the template ends in a write (the copies start as it frees slots). */
 #define STAGE_AHEAD_BYTES 6
 int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
-  return in->ends_in_write && !in->causal && pl->online && in->moved_bytes <= STAGE_AHEAD_BYTES &&
-         staged_alone(in, pl);
+  return in->ends_in_write && !in->causal && !pl->peel && pl->online &&
+         in->moved_bytes <= STAGE_AHEAD_BYTES && staged_alone(in, pl);
 }
 
 /* Blocks a multiprocessor: as many as its shared memory holds (a
@@ -493,6 +518,9 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
     return 0;
   if (pl->peel) /* enough vectors for any shift of the row (plan/rows.c) */
     vectors = ((uint64_t)in->p->n + 2 * pl->vec - 2) / pl->vec;
+  /* peeled rows' variants stay in registers: staged over the split of 8 they
+   * measured 0.67-0.70 of copy at f16 8-16 x 100277 and 0.37 at 1-4 x 100277,
+   * against 0.49 for clusters of 16 alone in registers (H200, "Eighth change") */
   int can_stage = sgh_can_stage(tg) && in->c->staging != 1 && !pl->peel &&
                   pl->vec * in->narrowest_read >= 4;
   out->cluster = split_cluster(vectors, tg->max_cluster);

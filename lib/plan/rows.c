@@ -63,11 +63,11 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
     pl->chosen.vec = 1;
     /* full vectors for any N (peeled rows), unless the constraints fix how
      * the row splits (a tile of N: so far never for the odd N the policy
-     * peels, which no power-of-two split divides), stage it or prefetch it */
+     * peels, which no power-of-two split divides) or prefetch it */
     const sg_constraints *c = in->c;
     int n_given = (g->wg_n && g->wg_n->tile != SGP_FULL && g->wg_n->tile != n) ||
                   (g->wv_n && g->wv_n->tile != SGP_FULL && g->wv_n->tile != n);
-    if (pl->vec < vlimit / esize && !n_given && c->staging != 2 && c->rows_in_flight != 2 &&
+    if (pl->vec < vlimit / esize && !n_given && c->rows_in_flight != 2 &&
         sgp_policy_peel(in, pl, vlimit / esize, pl->vec)) {
       pl->vec = vlimit / esize;
       pl->peel = 1;
@@ -75,12 +75,6 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
   }
   pl->vec_bytes = pl->vec * esize;
   return SG_OK;
-}
-
-/* The vector accesses that cover a row: N / vec, or for peeled rows enough
- * for any shift h < vec of the row's columns. */
-static uint64_t row_vectors(const sg_plan *pl) {
-  return pl->peel ? ((uint64_t)pl->n + 2 * pl->vec - 2) / pl->vec : (uint64_t)pl->n / pl->vec;
 }
 
 /* Staging: PipelineConstraint(staging) or the policy's; short rows flat
@@ -364,7 +358,7 @@ sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   sg_status st;
   if ((st = sgp_resolve_wave(c, pl, diag)) || (st = resolve_vector(in, &g, pl, diag)) ||
       (st = sgp_check_rows_tile(g.wg_m, g.M, diag)) || (st = resolve_staging(in, pl, diag)) ||
-      (st = resolve_cluster(in, &g, pl, row_vectors(pl), diag)) ||
+      (st = resolve_cluster(in, &g, pl, sgp_row_vectors(pl), diag)) ||
       (st = resolve_threads(in, &g, pl, &T, &waves, &t_from, diag)) ||
       (st = resolve_block(in, &g, pl, T, waves, t_from, diag)))
     return st;

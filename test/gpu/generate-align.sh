@@ -2,6 +2,7 @@
 # The code objects of the alignment matrix (issue 21, "Correctness"; test/gpu/alignment.py),
 # generated on the build machine (LLVM, ptxas). generate.sh runs it; alone it is
 #   test/gpu/generate-align.sh BUILD_DIR OUT_DIR [ARCH]     (ARCH default sm_90)
+# ($ALIGN_NS: other N than the list below)
 # Needs: BUILD_DIR/softgen, ptxas, kernels-templates/*.sgt. Produces, in OUT_DIR/align/ (the
 # folder is emptied first; the rest of OUT_DIR is not touched):
 #   <template>_<dtype>_n<N>_align.cubin  every template of kernels-templates/ x f16, bf16, f32 x
@@ -35,7 +36,8 @@ max_bytes=${ALIGN_MAX_BYTES:-$((20 << 20))}
 # 1, 7, 31, 127, 8191 prime; 33, 129, 1023, 1025, 4095, 4097, 8193, 16383, 32769 2^k +- 1;
 # 97, 50257 (GPT-2's vocabulary), 100003 prime; 1000 a multiple of 8 (full vectors, the
 # aligned path) for comparison.
-ns_align="1 7 31 33 97 127 129 1000 1023 1025 4095 4097 8191 8193 16383 32769 50257 100003"
+# $ALIGN_NS replaces the list (e.g. only the N of one path: ALIGN_NS="32769 50257").
+ns_align=${ALIGN_NS:-"1 7 31 33 97 127 129 1000 1023 1025 4095 4097 8191 8193 16383 32769 50257 100003"}
 templates=""
 for f in "$here"/../../kernels-templates/*.sgt; do
   templates="$templates $(basename "$f" .sgt)"

@@ -389,6 +389,7 @@ san_objs=(
   "align/softmax_f16_n7_align.cubin:short odd rows at element offsets 1 and 7, strides N+1 (alignment.py --sanitize)"
   "align/log_softmax_backward_bf16_n4097_align.cubin:two inputs at different offsets, strides N+1 (alignment.py --sanitize)"
   "align/masked_softmax_f32_n1023_align.cubin:mask of 3 rows at another offset than x, strides N+1 (alignment.py --sanitize)"
+  "align/softmax_f16_n32769_align.cubin:peeled rows staged over a cluster, head and tail element by element (alignment.py --sanitize)"
 )
 if [ "$align_secs" = 0 ]; then # the align stage is off: its sanitizer kernels too
   mapfile -t san_objs < <(printf '%s\n' "${san_objs[@]}" | grep -v '^align/')
