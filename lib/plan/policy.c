@@ -217,8 +217,8 @@ unsigned sgp_policy_inner_block(const sg_plan *pl) {
  * (clusters of 8 or 1024-thread blocks), softgen-bench A/B, 2 rounds
  * (tools/bench/RESULTS.md "Eighth change"): f16 7419 x 104459 0.45 -> 0.80 of
  * copy, 17586 x 59907 0.53 -> 0.77, 3203 x 249253 0.46 -> 0.76, f32 179 x 84455
- * 0.49 -> 0.82; f32 N of 50257-59907 at M = 64-128 lost 5-9 % (0.79-0.84 ->
- * 0.72-0.78). */
+ * 0.49 -> 0.82; f32 N = 50257 and 51865 at M = 64-128 lost 8-12 % (0.79-0.83
+ * -> 0.72-0.74). */
 #define AUTO_STAGE_ELEMS (512 * AUTO_ELEMS_PER_THREAD)
 #define STAGE_BLOCK_BYTES (64 * 1024)
 /* shared memory a staged block leaves for its reduction buffers */
