@@ -506,7 +506,7 @@ static int few_rows_big(const sgp_input *in, const sg_plan *pl, uint64_t vectors
 
 int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
   const sgh_target *tg = pl->target;
-  uint64_t vectors = (uint64_t)in->p->n / pl->vec;
+  uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
     *out = (sgp_few){.plain = 1, .cluster = 1, .max_rows = FLAT_FEW_BLOCKS * pl->rows_per_block};
     return 1;
@@ -516,8 +516,6 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
       !pl->chosen.rows || pl->row_tiles > 1 ||
       (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
     return 0;
-  if (pl->peel) /* enough vectors for any shift of the row (plan/rows.c) */
-    vectors = ((uint64_t)in->p->n + 2 * pl->vec - 2) / pl->vec;
   /* peeled rows' variants stay in registers: staged over the split of 8 they
    * measured 0.67-0.70 of copy at f16 8-16 x 100277 and 0.37 at 1-4 x 100277,
    * against 0.49 for clusters of 16 alone in registers (H200, "Eighth change") */

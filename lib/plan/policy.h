@@ -26,6 +26,7 @@ uint64_t sgp_split_share(uint64_t vectors, unsigned cluster);
 /* The vector accesses that cover a row: N / vec, or for peeled rows enough
  * for any shift h < vec of the row's columns. */
 uint64_t sgp_row_vectors(const sg_plan *pl);
+
 /* Threads per wave on pl's target and arch. */
 unsigned sgp_policy_wave(const sg_plan *pl);
 
