@@ -8,6 +8,7 @@
  * the online softmax, which reduces both in one pass over the tree. Shared
  * memory buffers alternate between even and odd iterations of the row loop,
  * so a buffer is never rewritten before every thread has read it. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -76,6 +77,10 @@ LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M) {
   return LLVMBuildSelect(cx->b, same, LLVMConstReal(cx->f32, 1.0),
                          sgc_exp(cx, LLVMBuildFSub(cx->b, m, M, "")), "rescale");
 }
+
+/* Partials a lane combines before the butterfly of a gather stage: the
+ * row's waves x cluster blocks over the wave (at most 1024 / 32 x 16 / 32). */
+#define SGC_MAX_GATHER 16
 
 /* A partial: v[0] alone, or the online pair (v[0] max, v[1] sum). */
 typedef struct partial {
@@ -147,89 +152,93 @@ void sgc_close_if(sgc_ctx *cx, LLVMBasicBlockRef join) {
   LLVMPositionBuilderAtEnd(cx->b, join);
 }
 
-/* Block level: lane 0 of each wave stores its partial; a barrier; every
- * thread of the row reads all of them. */
-static partial block_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
-  const sg_plan *pl = cx->plan;
-  LLVMBuilderRef b = cx->b;
-  unsigned P = pl->waves_per_row, w = width_of(kind), slot = cx->next_slot;
-  LLVMValueRef lane_in_wave = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->wave - 1, 0), "");
-  LLVMValueRef wave_in_row =
-      LLVMBuildLShr(b, cx->lane_in_row, LLVMConstInt(cx->i32, __builtin_ctz(pl->wave), 0), "");
-  LLVMBasicBlockRef join = sgc_open_if(
-      cx, LLVMBuildICmp(b, LLVMIntEQ, lane_in_wave, LLVMConstInt(cx->i32, 0, 0), ""), "red.store");
-  for (unsigned k = 0; k < w; k++)
-    LLVMBuildStore(b, acc.v[k], smem_at(cx, slot_index(cx, 0, pl->smem_parity_floats, slot, P, 2,
-                                                       wave_in_row, k)));
-  sgc_close_if(cx, join);
-  cx->hooks->barrier(cx);
-  partial parts[32];
-  for (unsigned i = 0; i < P; i++)
-    for (unsigned k = 0; k < w; k++)
-      parts[i].v[k] = LLVMBuildLoad2(
-          b, cx->f32,
-          smem_at(cx, slot_index(cx, 0, pl->smem_parity_floats, slot, P, 2,
-                                 LLVMConstInt(cx->i32, i, 0), k)),
-          "");
-  return tree(cx, kind, parts, P);
+/* Wave level: an xor butterfly over groups of `width` lanes, after which
+ * every lane of a group holds the group's value. Online pairs take the max
+ * first, then each lane's sum rescaled to it, then the sums: one exp a lane
+ * (pairs combined at each step would cost two a step). */
+static partial butterfly(sgc_ctx *cx, sgc_reduce_kind kind, partial acc, unsigned width) {
+  if (width <= 1)
+    return acc;
+  sgc_reduce_kind first = kind == SGC_REDUCE_ONLINE ? SGC_REDUCE_MAX : kind;
+  LLVMValueRef v = acc.v[0];
+  for (unsigned m = width / 2; m >= 1; m /= 2)
+    v = sgc_combine(cx, first, v, cx->hooks->shuffle_xor(cx, v, m, width));
+  if (kind != SGC_REDUCE_ONLINE)
+    return (partial){{v, NULL}};
+  LLVMValueRef s = LLVMBuildFMul(cx->b, acc.v[1], sgc_rescale(cx, acc.v[0], v), "");
+  for (unsigned m = width / 2; m >= 1; m /= 2)
+    s = LLVMBuildFAdd(cx->b, s, cx->hooks->shuffle_xor(cx, s, m, width), "");
+  return (partial){{v, s}};
 }
 
-/* Cluster level: the row's lane 0 stores the block's partial into entry
- * [rank] of every block of the cluster (distributed shared memory); a cluster
- * barrier; every thread reads the cluster's partials from its own block. The
- * first cluster stage of the kernel first waits on the arrive the kernel made
- * at entry: every block of the cluster then runs, so remote stores are safe;
- * the wait comes this late so that the loads overlap it. */
-static partial cluster_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
+/* Across waves and cluster blocks: the row's n = waves x blocks partials,
+ * one per wave, meet in one buffer (lane 0 of each wave stores its own; in a
+ * cluster, lane r stores it into block r's buffer through distributed shared
+ * memory), then a barrier (the cluster's), then every wave reads them with
+ * its lanes in parallel (lane l the partials l, l + wave, ...; with n under
+ * the wave, l mod n, so that each group of n lanes holds all of them once)
+ * and reduces them with the butterfly. Each thread combines n / wave of them
+ * at most, rather than all n in turn. The first cluster stage of the kernel
+ * first waits on the arrive the kernel made at entry: every block of the
+ * cluster then runs, so remote stores are safe; the wait comes this late so
+ * that the loads overlap it. */
+static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
-  unsigned C = pl->cluster, w = width_of(kind), slot = cx->next_slot;
-  unsigned area = pl->smem_bytes / 4 - 2 * pl->cluster_parity_floats;
-  if (!cx->cluster_started) {
-    LLVMBasicBlockRef join = sgc_open_if(
-        cx, LLVMBuildICmp(b, LLVMIntEQ, cx->iteration, LLVMConstInt(cx->i32, 0, 0), ""),
-        "cluster.started");
-    cx->hooks->cluster_wait(cx);
-    sgc_close_if(cx, join);
-    cx->cluster_started = 1;
+  unsigned W = pl->waves_per_row, C = pl->cluster, n = W * C, w = width_of(kind);
+  unsigned slot = cx->next_slot, wave = pl->wave;
+  unsigned area = C > 1 ? pl->smem_bytes / 4 - 2 * pl->cluster_parity_floats : 0;
+  unsigned per_parity = C > 1 ? pl->cluster_parity_floats : pl->smem_parity_floats;
+  LLVMValueRef lane = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, wave - 1, 0), "");
+  LLVMValueRef mine =
+      LLVMBuildLShr(b, cx->lane_in_row, LLVMConstInt(cx->i32, __builtin_ctz(wave), 0), "");
+  if (C > 1) {
+    mine = LLVMBuildAdd(b, mine, LLVMBuildMul(b, cx->cluster_rank, LLVMConstInt(cx->i32, W, 0), ""),
+                        "");
+    if (!cx->cluster_started) {
+      LLVMBasicBlockRef join = sgc_open_if(
+          cx, LLVMBuildICmp(b, LLVMIntEQ, cx->iteration, LLVMConstInt(cx->i32, 0, 0), ""),
+          "cluster.started");
+      cx->hooks->cluster_wait(cx);
+      sgc_close_if(cx, join);
+      cx->cluster_started = 1;
+    }
   }
   LLVMBasicBlockRef join = sgc_open_if(
-      cx, LLVMBuildICmp(b, LLVMIntEQ, cx->lane_in_row, LLVMConstInt(cx->i32, 0, 0), ""),
-      "cluster.store");
+      cx, LLVMBuildICmp(b, LLVMIntULT, lane, LLVMConstInt(cx->i32, C, 0), ""), "partial.store");
   for (unsigned k = 0; k < w; k++) {
-    LLVMValueRef p = smem_at(cx, slot_index(cx, area, pl->cluster_parity_floats, slot, C, 2,
-                                            cx->cluster_rank, k));
-    for (unsigned r = 0; r < C; r++)
-      cx->hooks->cluster_store(cx, p, LLVMConstInt(cx->i32, r, 0), acc.v[k]);
+    LLVMValueRef p = smem_at(cx, slot_index(cx, area, per_parity, slot, n, 2, mine, k));
+    if (C > 1)
+      cx->hooks->cluster_store(cx, p, lane, acc.v[k]);
+    else
+      LLVMBuildStore(b, acc.v[k], p);
   }
   sgc_close_if(cx, join);
-  cx->hooks->cluster_arrive(cx, 0);
-  cx->hooks->cluster_wait(cx);
-  partial parts[16];
-  for (unsigned i = 0; i < C; i++)
+  if (C > 1) {
+    cx->hooks->cluster_arrive(cx, 0);
+    cx->hooks->cluster_wait(cx);
+  } else {
+    cx->hooks->barrier(cx);
+  }
+  unsigned per = n > wave ? n / wave : 1;
+  assert(per <= SGC_MAX_GATHER && (n & (n - 1)) == 0);
+  partial parts[SGC_MAX_GATHER];
+  for (unsigned j = 0; j < per; j++) {
+    LLVMValueRef i = n > wave ? LLVMBuildAdd(b, lane, LLVMConstInt(cx->i32, j * wave, 0), "")
+                              : LLVMBuildAnd(b, lane, LLVMConstInt(cx->i32, n - 1, 0), "");
     for (unsigned k = 0; k < w; k++)
-      parts[i].v[k] = LLVMBuildLoad2(
-          b, cx->f32,
-          smem_at(cx, slot_index(cx, area, pl->cluster_parity_floats, slot, C, 2,
-                                 LLVMConstInt(cx->i32, i, 0), k)),
-          "");
-  return tree(cx, kind, parts, C);
+      parts[j].v[k] = LLVMBuildLoad2(
+          b, cx->f32, smem_at(cx, slot_index(cx, area, per_parity, slot, n, 2, i, k)), "");
+  }
+  return butterfly(cx, kind, tree(cx, kind, parts, per), n < wave ? n : wave);
 }
 
 /* Wave, block and cluster levels of a partial every thread of the row holds. */
 static partial across_threads(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   const sg_plan *pl = cx->plan;
-  unsigned width = pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave;
-  for (unsigned m = width / 2; m >= 1; m /= 2) {
-    partial other;
-    for (unsigned k = 0; k < width_of(kind); k++)
-      other.v[k] = cx->hooks->shuffle_xor(cx, acc.v[k], m, width);
-    acc = combine(cx, kind, acc, other);
-  }
-  if (pl->waves_per_row > 1)
-    acc = block_stage(cx, kind, acc);
-  if (pl->cluster > 1)
-    acc = cluster_stage(cx, kind, acc);
+  acc = butterfly(cx, kind, acc, pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
+  if (pl->waves_per_row > 1 || pl->cluster > 1)
+    acc = gather_stage(cx, kind, acc);
   cx->next_slot++;
   return acc;
 }

@@ -70,18 +70,21 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
           passes == 1 ? "" : "es", a[pl->chosen.online && pl->online], pl->elems_per_thread);
   fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
           pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
-  if (pl->waves_per_row > 1)
-    fprintf(f, " -> block (%u partials in shared memory, 1 barrier a pass)", pl->waves_per_row);
   if (pl->cluster > 1)
-    fprintf(f, " -> cluster (%u partials in distributed shared memory, 1 cluster barrier a pass)",
-            pl->cluster);
-  fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u partials x 2 "
-          "floats", pl->smem_bytes, pl->smem_slots, pl->smem_slots == 1 ? "" : "s",
-          pl->rows_per_block, pl->waves_per_row);
+    fprintf(f, " -> cluster (%u x %u wave partials in distributed shared memory, 1 cluster "
+            "barrier a pass, read by each wave's lanes in parallel)", pl->cluster,
+            pl->waves_per_row);
+  else if (pl->waves_per_row > 1)
+    fprintf(f, " -> block (%u wave partials in shared memory, 1 barrier a pass, read by each "
+            "wave's lanes in parallel)", pl->waves_per_row);
   if (pl->cluster > 1)
-    fprintf(f, " + 2 x %u x %u rows x %u cluster partials x 2 floats", passes, pl->rows_per_block,
-            pl->cluster);
-  fprintf(f, ")\n");
+    fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u x %u "
+            "cluster partials x 2 floats)\n", pl->smem_bytes, passes, passes == 1 ? "" : "s",
+            pl->rows_per_block, pl->cluster, pl->waves_per_row);
+  else
+    fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u partials "
+            "x 2 floats)\n", pl->smem_bytes, pl->smem_slots, pl->smem_slots == 1 ? "" : "s",
+            pl->rows_per_block, pl->waves_per_row);
   if (pl->cluster > 1)
     fprintf(f, "  grid              x = %u x ceil(M / %u) blocks in clusters of %u, grid-stride "
             "loop over clusters\n", pl->cluster, pl->rows_per_block, pl->cluster);

@@ -206,9 +206,12 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   if (pl->stage && pl->chosen.prefetch)
     pl->prefetch = sgp_policy_stage_ahead(&in, pl);
   pl->passes = passes;
-  pl->smem_slots = pl->waves_per_row > 1 ? passes : 0;
+  /* one partial a wave of the row: in the block's buffers, or with a cluster
+   * in every block's, one per wave of the cluster (codegen/reduce.c) */
+  pl->smem_slots = pl->waves_per_row > 1 && pl->cluster == 1 ? passes : 0;
   pl->smem_parity_floats = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 2;
-  pl->cluster_parity_floats = pl->cluster > 1 ? passes * pl->rows_per_block * pl->cluster * 2 : 0;
+  pl->cluster_parity_floats =
+      pl->cluster > 1 ? passes * pl->rows_per_block * pl->cluster * pl->waves_per_row * 2 : 0;
   pl->cluster_bytes = 2 * pl->cluster_parity_floats * 4;
   pl->smem_bytes = 2 * pl->smem_parity_floats * 4 + pl->cluster_bytes;
   if (pl->smem_bytes > tg->max_static_smem) {
