@@ -39,19 +39,21 @@
  * launched with (rows staged in shared memory); over 48 KB the runtime raises
  * the kernel's limit first.
  *
- * A second entry point (optional): the line
+ * More entry points (optional, up to SG_META_MAX_VARIANTS): each line
  *
  *   variant few kernel NAME block B rows_per_block R smem S cluster C dsmem D max_rows K
  *
- * (the words in this order, on one line) says the object holds a second
+ * (the words in this order, on one line) says the object holds another
  * kernel, NAME, that computes the same rows with the same arguments but is
  * planned for few rows: each row split over more blocks (a larger cluster).
  * It is launched like the first with its own block, rows_per_block, smem,
  * cluster and dsmem (never persistent), for M from 1 to at most K, the rows up
- * to which a split that large pays; the launcher (sgrt_launch_geometry,
- * softgen/runtime.h) picks it there when all its blocks stay resident at once
- * on the device. The first kernel computes every M: a launcher that ignores
- * the line is still correct. Objects without the line load as before.
+ * to which a split that large pays. The lines come in increasing K (the
+ * largest split first); the launcher (sgrt_launch_geometry,
+ * softgen/runtime.h) takes the first line whose K is at least M and whose
+ * blocks all stay resident at once on the device. The first kernel computes
+ * every M: a launcher that ignores the lines is still correct. Objects
+ * without them load as before.
  *
  * "layout inner" (optional; default "layout rows") says the kernel views each
  * tensor as [outer, N, inner] with a contiguous inner dim: row m = o * inner + i
@@ -103,6 +105,7 @@ extern "C" {
 #define SG_META_MAX_TENSORS 8
 #define SG_META_MAX_ARGS 40
 #define SG_META_MAX_SCALARS 8
+#define SG_META_MAX_VARIANTS 4
 #define SG_META_NAME_MAX 64
 #define SG_META_CHECKSUM_DIGITS 64 /* "checksum " and this many hex digits: line 2 */
 
@@ -136,7 +139,7 @@ typedef struct sg_meta_scalar {
   int is_i64; /* 0: f32 */
 } sg_meta_scalar;
 
-/* The few-rows entry point of a code object (its "variant few" line). */
+/* A few-rows entry point of a code object (a "variant few" line). */
 typedef struct sg_meta_variant {
   char kernel[128];
   unsigned block, rows_per_block, smem, cluster, dsmem; /* as sg_meta's */
@@ -166,8 +169,9 @@ typedef struct sg_meta {
   int nscalars;
   sg_meta_scalar scalars[SG_META_MAX_SCALARS];
   sg_layout layout; /* SG_LAYOUT_ROWS unless "layout inner" */
-  int has_few;          /* 1: a "variant few" line, in few */
-  sg_meta_variant few;  /* the few-rows entry point (when has_few) */
+  int nvariants;        /* "variant few" lines, in variants[] in their order (increasing
+                           max_rows) */
+  sg_meta_variant variants[SG_META_MAX_VARIANTS]; /* the few-rows entry points */
 } sg_meta;
 
 /* Writes meta as text into buf (capacity cap, NUL included). *len (optional)

@@ -17,9 +17,9 @@
  * along the reduced dim as i64 too), and G, B, C come from the code
  * object's launch metadata (softgen/meta.h) as the runtime computes them
  * (sgrt_launch_geometry, softgen/runtime.h; no device is known here, so a
- * persistent kernel is not capped at its resident blocks, and the few-rows
- * variant of a code object that has one is launched, @K::@K_few, for the op's
- * static M up to the variant's max_rows). The
+ * persistent kernel is not capped at its resident blocks, and the first
+ * few-rows variant of a code object whose max_rows the op's static M is
+ * within is launched, e.g. @K::@K_few). The
  * module gets `gpu.container_module`. Softmax decomposed into linalg.generic
  * ops (max, sub, exp, sum, div on tensors) is first raised to linalg.softmax
  * (lib/mlir/raise.c). Ops softgen cannot take are left as they
@@ -96,7 +96,8 @@ typedef struct sg_mlir_op {
   unsigned block, cluster;      /* threads per block, blocks per cluster */
   sg_layout layout; /* SG_LAYOUT_INNER where inner > 1: the kernel reads [outer, N, inner] */
   unsigned dsmem;   /* dynamic shared memory bytes of the launch (compiled ops) */
-  int few;          /* 1: the launch is of the kernel's few-rows variant (meta.few.kernel) */
+  int few;          /* 0: the launch is of the kernel; i + 1: of its few-rows variant
+                       meta.variants[i] */
 } sg_mlir_op;
 
 /* One distinct kernel (template, dtype, N) of the module. */

@@ -10,13 +10,14 @@
  * runtime checks them (dtype, N, rows, strides, alignment, null pointers)
  * before packing the kernel's arguments and launching on the given stream.
  *
- * A code object with a few-rows variant (meta "variant few") has two entry
- * points: both are loaded, and each launch takes the one sgrt_launch_geometry
- * picks for its M (the variant for few rows, while all its blocks stay
- * resident). SOFTGEN_FEW_ROWS=0 in the environment at load drops the variant
- * (the kernel then runs every M; for A/B timing), as does a device that cannot
- * launch its clusters and sgrt_kernel_load_host (one entry point given); the
- * kernel's metadata (sgrt_kernel_meta) then has no variant. */
+ * A code object with few-rows variants (meta "variant few" lines) has more
+ * entry points: all are loaded, and each launch takes the one
+ * sgrt_launch_geometry picks for its M (a variant for few rows, while all its
+ * blocks stay resident). SOFTGEN_FEW_ROWS=0 in the environment at load drops
+ * the variants (the kernel then runs every M; for A/B timing), as
+ * sgrt_kernel_load_host does (one entry point given); a device that cannot
+ * launch a variant's clusters drops that variant. The kernel's metadata
+ * (sgrt_kernel_meta) lists the variants kept. */
 #ifndef SOFTGEN_RUNTIME_H
 #define SOFTGEN_RUNTIME_H
 
@@ -191,21 +192,22 @@ SG_API void sgrt_kernel_destroy(sgrt_kernel *k);
 /* How a kernel is launched over M rows (1-D grid and blocks). */
 typedef struct sgrt_geometry {
   uint64_t grid;    /* blocks, a multiple of cluster; 0 when M is 0 (nothing to launch) */
-  unsigned block;   /* threads per block (meta->block, or meta->few.block) */
+  unsigned block;   /* threads per block (meta->block, or the variant's) */
   unsigned cluster; /* blocks per cluster (meta->cluster; 1 without clusters) */
   unsigned dsmem;   /* dynamic shared memory bytes per block (meta->dsmem) */
-  int few;          /* 1: launch the few-rows variant, meta->few.kernel; 0: meta->kernel */
+  int few;          /* 0: launch meta->kernel; i + 1: the few-rows variant meta->variants[i] */
 } sgrt_geometry;
 
 /* The launch of code object m over `rows` rows (M >= 0): the rule
  * sgrt_kernel_launch follows and the MLIR front end (softgen/mlir.h) writes
  * into its launches.
- * The entry point: the few-rows variant (meta->has_few; softgen/meta.h) when
- * 1 <= M <= meta->few.max_rows and its ceil(M / few.rows_per_block) x
- * few.cluster blocks are at most `few_resident`, the variant's blocks the
- * device keeps resident at once (0: unknown, max_rows alone decides); else
- * the kernel. Its numbers (block, cluster, dsmem, rows_per_block) are those
- * of the entry chosen (out->few says which).
+ * The entry point: the first few-rows variant i (meta->variants, in
+ * increasing max_rows; softgen/meta.h) with 1 <= M <= its max_rows whose
+ * ceil(M / rows_per_block) x cluster blocks are at most few_resident[i], the
+ * variant's blocks the device keeps resident at once (few_resident NULL, or
+ * an entry 0: unknown, max_rows alone decides); else the kernel. Its numbers
+ * (block, cluster, dsmem, rows_per_block) are those of the entry chosen
+ * (out->few says which).
  * grid = ceil(M / rows_per_block) x cluster blocks (one cluster per row block);
  * for a persistent kernel (meta->persistent; never the variant) at most
  * `resident` blocks, the number of its blocks the device keeps resident at
@@ -216,12 +218,12 @@ typedef struct sgrt_geometry {
  * spares a persistent kernel blocks that would wait for a multiprocessor.
  * SG_ERR_INVALID_ARGUMENT for a null m or out, or M < 0. */
 SG_API sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident,
-                                      uint64_t few_resident, sgrt_geometry *out,
+                                      const uint64_t *few_resident, sgrt_geometry *out,
                                       sg_diag *diag);
 
 /* The launch sgrt_kernel_launch makes of kernel k over `rows` rows on its
  * device: sgrt_launch_geometry with the device's counts of resident blocks
- * (out->few: the few-rows variant is the entry launched). For tools that say
+ * (out->few: which few-rows variant is the entry launched, if one). For tools that say
  * what they launch. SG_ERR_INVALID_ARGUMENT for a null k or out, or M < 0. */
 SG_API sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry *out,
                                       sg_diag *diag);

@@ -60,10 +60,10 @@ sg_status sg_codegen(const sg_template *t, const sg_plan *plan, sg_module **out,
   if (!m)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   m->plan = *plan;
-  if (plan->few) { /* the module keeps its own copy of the variant too */
-    m->few = *plan->few;
-    m->few.few = NULL;
-    m->plan.few = &m->few;
+  for (unsigned i = 0; i < plan->nfew; i++) { /* the module keeps its own copies of the variants */
+    m->few[i] = *plan->few[i];
+    m->few[i].nfew = 0;
+    m->plan.few[i] = &m->few[i];
   }
   m->ctx = LLVMContextCreate();
   m->mod = LLVMModuleCreateWithNameInContext(plan->kernel_name, m->ctx);

@@ -61,16 +61,16 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
     m->args[m->nargs++] = (sg_meta_arg){SG_ARG_SCALAR, i};
   }
   /* vector_bytes is per the widest tensor; every tensor's base must allow it */
-  const sg_plan *v = pl->few; /* the few-rows variant: its own launch numbers */
-  if (v) {
-    m->has_few = 1;
-    snprintf(m->few.kernel, sizeof m->few.kernel, "%s", v->kernel_name);
-    m->few.block = v->block_threads;
-    m->few.rows_per_block = v->rows_per_block;
-    m->few.smem = v->smem_bytes;
-    m->few.cluster = v->cluster;
-    m->few.dsmem = v->alone_smem > v->stage_bytes ? v->alone_smem : v->stage_bytes;
-    m->few.max_rows = v->max_rows;
+  for (unsigned i = 0; i < pl->nfew; i++) { /* the few-rows variants: their own launch numbers */
+    const sg_plan *v = pl->few[i];
+    sg_meta_variant *f = &m->variants[m->nvariants++];
+    snprintf(f->kernel, sizeof f->kernel, "%s", v->kernel_name);
+    f->block = v->block_threads;
+    f->rows_per_block = v->rows_per_block;
+    f->smem = v->smem_bytes;
+    f->cluster = v->cluster;
+    f->dsmem = v->alone_smem > v->stage_bytes ? v->alone_smem : v->stage_bytes;
+    f->max_rows = v->max_rows;
   }
 }
 

@@ -17,8 +17,8 @@
  * Target-independent: ids, shuffles, barriers and exp2 come from the
  * target's hook table (codegen/hooks.h).
  *
- * A plan with a few-rows variant (plan->few) gets a second function, the
- * variant's kernel, in the same module; one metadata global describes both.
+ * A plan with few-rows variants (plan->few) gets a function for each, the
+ * variant's kernel, in the same module; one metadata global describes all.
  *
  * Needs: a module set up for the plan's target, the template, the hooks.
  * Produces: the verified kernel(s) in m->mod. */
@@ -207,14 +207,14 @@ static sg_status build_one(sg_module *m, const sg_template *t, const sgc_hooks *
   return build_kernel(cx, diag);
 }
 
-/* The plan's kernel and, when it has one, its few-rows variant (a second
- * function of the same module, same parameters), then the one launch
- * metadata global that describes both. */
+/* The plan's kernel and its few-rows variants (more functions of the same
+ * module, same parameters), then the one launch metadata global that
+ * describes them all. */
 sg_status sgc_build(sg_module *m, const sg_template *t, const sgc_hooks *hooks, sg_diag *diag) {
   sgc_ctx cx, few;
   sg_status st = build_one(m, t, hooks, &m->plan, &cx, diag);
-  if (!st && m->plan.few) {
-    st = build_one(m, t, hooks, m->plan.few, &few, diag);
+  for (unsigned i = 0; !st && i < m->plan.nfew; i++) {
+    st = build_one(m, t, hooks, m->plan.few[i], &few, diag);
     LLVMDisposeBuilder(few.b);
   }
   if (!st)

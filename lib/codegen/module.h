@@ -14,12 +14,12 @@ struct sg_module {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   sg_plan plan; /* a copy: the module outlives nothing it needs */
-  sg_plan few;  /* a copy of the few-rows variant when plan.few (then plan.few = &few) */
+  sg_plan few[SGP_MAX_FEW]; /* copies of the few-rows variants (plan.few[i] = &few[i]) */
 };
 
 /* Builds the kernel of m->plan for template t into m->mod (whose triple and data
- * layout are set) with the target's IR hooks, and its few-rows variant when
- * m->plan.few, and verifies the module. */
+ * layout are set) with the target's IR hooks, and its few-rows variants
+ * (m->plan.few), and verifies the module. */
 sg_status sgc_build(struct sg_module *m, const sg_template *t, const struct sgc_hooks *hooks,
                     sg_diag *diag);
 

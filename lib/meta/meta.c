@@ -103,10 +103,12 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
     put(&o, "dsmem %u\n", m->dsmem);
   if (m->layout != SG_LAYOUT_ROWS)
     put(&o, "layout %s\n", sg_layout_name(m->layout));
-  if (m->has_few)
+  for (int i = 0; i < m->nvariants; i++) {
+    const sg_meta_variant *v = &m->variants[i];
     put(&o, "variant few kernel %s block %u rows_per_block %u smem %u cluster %u dsmem %u "
-        "max_rows %lld\n", m->few.kernel, m->few.block, m->few.rows_per_block, m->few.smem,
-        m->few.cluster, m->few.dsmem, (long long)m->few.max_rows);
+        "max_rows %lld\n", v->kernel, v->block, v->rows_per_block, v->smem, v->cluster,
+        v->dsmem, (long long)v->max_rows);
+  }
   for (int i = 0; i < m->ntensors; i++)
     put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
         sg_dtype_name(m->tensors[i].dtype));
@@ -190,10 +192,11 @@ static sg_status parse_variant(sg_meta *m, char **w, int nw, int lineno, sg_diag
     return BAD("%d: a variant must read 'variant few kernel NAME block B rows_per_block R smem "
                "S cluster C dsmem D max_rows K'", lineno);
   if (strcmp(w[1], "few") != 0)
-    return BAD("%d: unknown variant '%.64s' (the one variant is 'few')", lineno, w[1]);
-  if (m->has_few)
-    return BAD("%d: variant few declared twice", lineno);
-  if (word_copy(m->few.kernel, sizeof m->few.kernel, w[3], strlen(w[3])))
+    return BAD("%d: unknown variant '%.64s' (the one kind of variant is 'few')", lineno, w[1]);
+  if (m->nvariants == SG_META_MAX_VARIANTS)
+    return BAD("%d: more than %d variants", lineno, SG_META_MAX_VARIANTS);
+  sg_meta_variant *f = &m->variants[m->nvariants];
+  if (word_copy(f->kernel, sizeof f->kernel, w[3], strlen(w[3])))
     return BAD("%d: variant few: kernel name too long", lineno);
   for (int i = 0; i < 6; i++) {
     int bytes = i == 2 || i == 4; /* smem, dsmem: 0 allowed */
@@ -204,13 +207,16 @@ static sg_status parse_variant(sg_meta *m, char **w, int nw, int lineno, sg_diag
       return BAD("%d: variant few: %s must be %s to %llu", lineno, keys[i], bytes ? "0" : "1",
                  max[i]);
   }
-  m->few.block = (unsigned)v[0];
-  m->few.rows_per_block = (unsigned)v[1];
-  m->few.smem = (unsigned)v[2];
-  m->few.cluster = (unsigned)v[3];
-  m->few.dsmem = (unsigned)v[4];
-  m->few.max_rows = (int64_t)v[5];
-  m->has_few = 1;
+  if (m->nvariants && (int64_t)v[5] <= m->variants[m->nvariants - 1].max_rows)
+    return BAD("%d: variant few: max_rows %llu after %lld (variants come in increasing "
+               "max_rows)", lineno, v[5], (long long)m->variants[m->nvariants - 1].max_rows);
+  f->block = (unsigned)v[0];
+  f->rows_per_block = (unsigned)v[1];
+  f->smem = (unsigned)v[2];
+  f->cluster = (unsigned)v[3];
+  f->dsmem = (unsigned)v[4];
+  f->max_rows = (int64_t)v[5];
+  m->nvariants++;
   return SG_OK;
 #undef BAD
 }
@@ -435,9 +441,15 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
       return sg_diag_set(diag, SG_ERR_PARSE, "metadata scalar '%s' is passed %d times (once "
                          "expected)", m.scalars[i].name, passed);
   }
-  if (m.has_few && strcmp(m.few.kernel, m.kernel) == 0)
-    return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant few names the kernel '%s' itself",
-                       m.kernel);
+  for (int i = 0; i < m.nvariants; i++) {
+    if (strcmp(m.variants[i].kernel, m.kernel) == 0)
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant few names the kernel '%s' itself",
+                         m.kernel);
+    for (int j = 0; j < i; j++)
+      if (strcmp(m.variants[i].kernel, m.variants[j].kernel) == 0)
+        return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant few '%s' declared twice",
+                           m.variants[i].kernel);
+  }
   sg_status st = check_layout(&m, diag);
   if (st)
     return st;

@@ -105,11 +105,11 @@ static int find_kernel(const sg_mlir_report *r, const char *name) {
  * and fills its launch geometry. Returns 0 (status set) when it cannot run.
  *
  * The geometry is the runtime's (sgrt_launch_geometry) for the op's static M,
- * with no resident-blocks facts (resident and few_resident 0): the device is
+ * with no resident-blocks facts (resident 0, few_resident NULL): the device is
  * not known when the module is compiled (the arch does not tell how many
  * multiprocessors it has, and the blocks a multiprocessor holds depend on the
- * object's registers). So a code object's few-rows variant is launched for M
- * up to its max_rows (the generator's bound), as the runtime does when the
+ * object's registers). So a code object's first few-rows variant whose
+ * max_rows (the generator's bound) M is within is launched, as the runtime does when the
  * driver cannot say how many of its blocks stay resident. A
  * persistent kernel launched with one cluster per row block is still correct
  * (any grid of whole clusters is: the kernel strides over row blocks), only
@@ -131,7 +131,7 @@ static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
   }
   sgrt_geometry g;
   sg_diag d;
-  if (sgrt_launch_geometry(m, r->m, 0, 0, &g, &d)) { /* import.c took M >= 1 only */
+  if (sgrt_launch_geometry(m, r->m, 0, NULL, &g, &d)) { /* import.c took M >= 1 only */
     r->status = SG_ERR_UNSUPPORTED;
     snprintf(r->message, sizeof r->message, "%.500s", d.message);
     return 0;

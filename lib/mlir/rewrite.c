@@ -11,7 +11,7 @@
  *   gpu.launch_func @K::@K [clusters in (C,1,1)] blocks in (G,1,1) ... [dynamic_shared_memory_size S]
  *       threads in (B,1,1) args(<one value per "arg" line of the kernel's metadata>)
  *
- * (@K::@K_few, the object's few-rows variant, where the geometry chose it),
+ * (@K::@K_few..., one of the object's few-rows variants, where the geometry chose it),
  * after which the op is erased. Every attribute and type is built before the
  * first change, so a failure leaves the module untouched. */
 #include <stdio.h>
@@ -137,10 +137,12 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
     return sg_diag_set(diag, SG_ERR_CODEGEN, "the LLVM dialect is not loaded in this context");
   if (rep->nkernels == 0)
     return SG_OK;
-  MlirAttribute *binaries = calloc((size_t)rep->nkernels, 3 * sizeof *binaries);
+  MlirAttribute *binaries =
+      calloc((size_t)rep->nkernels, (2 + SG_META_MAX_VARIANTS) * sizeof *binaries);
   if (!binaries)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-  /* @binary::@kernel, and @binary::@variant for the few-rows entry points */
+  /* @binary::@kernel, and @binary::@variant for the few-rows entry points
+   * (few_refs[k * SG_META_MAX_VARIANTS + i] for kernel k's variant i) */
   MlirAttribute *refs = binaries + rep->nkernels, *few_refs = refs + rep->nkernels;
   MlirAttribute handler = mlirAttributeParseGet(ctx, sgm_str("#gpu.select_object"));
   for (int k = 0; k < rep->nkernels; k++) {
@@ -168,9 +170,10 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
       snprintf(name, sizeof name, "%s_%d", kname, n); /* a symbol of the module has it */
     MlirAttribute leaf = mlirFlatSymbolRefAttrGet(ctx, sgm_str(kname));
     refs[k] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &leaf);
-    if (rep->kernels[k].meta.has_few) {
-      MlirAttribute few = mlirFlatSymbolRefAttrGet(ctx, sgm_str(rep->kernels[k].meta.few.kernel));
-      few_refs[k] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &few);
+    for (int i = 0; i < rep->kernels[k].meta.nvariants; i++) {
+      MlirAttribute few =
+          mlirFlatSymbolRefAttrGet(ctx, sgm_str(rep->kernels[k].meta.variants[i].kernel));
+      few_refs[k * SG_META_MAX_VARIANTS + i] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &few);
     }
     MlirNamedAttribute attrs[3] = {
         named(ctx, "sym_name", mlirStringAttrGet(ctx, sgm_str(name))),
@@ -192,7 +195,8 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
     if (rep->ops[i].status != SG_OK || rep->ops[i].kernel < 0)
       continue;
     int k = rep->ops[i].kernel;
-    launch(&b, s, i, rep->ops[i].few ? few_refs[k] : refs[k]);
+    int f = rep->ops[i].few; /* 0: the kernel; v + 1: its variant v */
+    launch(&b, s, i, f ? few_refs[k * SG_META_MAX_VARIANTS + f - 1] : refs[k]);
     rep->ops[i].compiled = 1;
     rep->ncompiled++;
   }

@@ -19,6 +19,7 @@ typedef struct sgp_loc {
 
 #define SGP_FULL (-1) /* a tile written as the dim's own name: the whole extent */
 #define SGP_MAX_DIMS 4
+#define SGP_MAX_FEW 2 /* few-rows variants a plan carries (softgen/meta.h allows more) */
 
 typedef struct sgp_tile {
   char dim[SGT_NAME_MAX];
@@ -109,10 +110,12 @@ struct sg_plan {
   } chosen;                 /* 1 where auto-configuration chose the value */
   sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
                                per row (threads_per_row = vec = 1), strided along N */
-  /* The few-rows variant (plan/resolve.c, sgp_policy_few_rows): the same kernel
-   * planned with each row split over more blocks, a second entry point of the
-   * code object that the launch takes for small M (softgen/meta.h "variant few"). */
-  struct sg_plan *few;      /* the variant of this plan (owned), or NULL */
+  /* The few-rows variants (plan/resolve.c, sgp_policy_few_rows): the same kernel
+   * planned with each row split over more blocks, more entry points of the
+   * code object that the launch takes for small M (softgen/meta.h "variant
+   * few"), in increasing max_rows: the largest split, for the fewest rows, first. */
+  struct sg_plan *few[SGP_MAX_FEW]; /* the variants of this plan (owned) */
+  unsigned nfew;
   unsigned max_rows;        /* in a variant: launched for M up to this (0: not a variant) */
   unsigned alone_smem;      /* > 0: each block is launched with this much dynamic shared
                                memory (more than stage_bytes, over half a multiprocessor's)

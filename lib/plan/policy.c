@@ -424,10 +424,10 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
   return per_sm > 1 ? per_sm : 0;
 }
 
-/* ---- few rows: a second entry point that splits each row further ---- */
+/* ---- few rows: more entry points that split each row further ---- */
 
 /* Rows of FEW_ROWS_BYTES or more (the bytes a row reads) get a few-rows variant:
- * the same kernel with each row split over more blocks, a second entry point
+ * the same kernel with each row split over more blocks, another entry point
  * of the code object that the launch takes for small M (sgrt_launch_geometry).
  * Why: M arrives at launch, and with few rows one row is one block or a cluster
  * of up to 8, so 1-8 of an H100's 132 multiprocessors work: M = 1-128 rows of N
@@ -456,21 +456,23 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
  * the variant before (clusters of 16 alone for M <= 4): M = 5-16 1.11-1.17 x
  * faster (geomean), M = 17-64 1.06-1.08 x, M = 1-4 1.03-1.06 x.
  *
- * Where that share is staged and reads FEW_ROWS_BIG_BYTES or more, or is in
- * registers at over AUTO_ELEMS_PER_THREAD values a thread (the longest rows,
- * peeled ones), the variant is
- * FEW_ROWS_BIG_CLUSTER blocks a row instead, each alone on its multiprocessor (sgp_policy_alone_smem; synccheck
- * flagged clusters of 16 with several blocks a multiprocessor and passed those
- * of one: test/gpu/RESULTS.md, "Issue 10"), staged where the target stages
- * the row, else in registers, with a wave for each FEW_ROWS_BIG_ACCESSES x wave
- * vectors of its share up to STAGE_MAX_THREADS, for M up to
- * FEW_ROWS_BIG_BLOCKS / 16. In the same A/B at M = 1-4, against the split of
- * 8: f32 N = 128256-256000 (shares of 63-125 KB) 1.02-1.13 x faster, f16
- * 250880 (61 KB) 1.02-1.03 x, f16 100277 (peeled, 56 values) 1.05-1.08 x;
- * slower at f16 151936-201088 (37-49 KB: 0.90-0.94 x) and level at f32
- * 100352 (49 KB: 1.03 x). At M = 8 (128 blocks) slower (tools/bench/RESULTS.md
- * "Third change": clusters of 16 need 16 multiprocessors of one GPC, which
- * fewer than 8 at a time get).
+ * Where the split of 8 cannot hold its share in FEW_ROWS_THREADS threads'
+ * registers (staged, or over AUTO_ELEMS_PER_THREAD values a thread: the
+ * longest rows, peeled ones), a second variant comes first, for M up to
+ * FEW_ROWS_BIG_BLOCKS / 16: FEW_ROWS_BIG_CLUSTER blocks a row, each alone on
+ * its multiprocessor (sgp_policy_alone_smem; synccheck flagged clusters of 16
+ * with several blocks a multiprocessor and passed those of one:
+ * test/gpu/RESULTS.md, "Issue 10"), in registers where a thread then holds at
+ * most AUTO_ELEMS_PER_THREAD values in at most STAGE_MAX_THREADS threads, else
+ * staged (the split of 16 staged: f32 N = 128256-256000 1.02-1.13 x faster
+ * than the split of 8 at M = 1-4, "Seventh change"). A block's time grows with
+ * its bytes (about 0.8 us for each further 8 KB read and written on an H100,
+ * "Ninth change"), so the split of 16 halves it where the split of 8 had
+ * staged: measured on an H100 against that split at M = 1 (softgen-bench,
+ * "Ninth change"), f16 100352 5.48 -> 4.90 us, 128256 5.81 -> 5.09, f32 100352
+ * 6.59 -> 5.38, 128256 6.33 -> 5.66, 256000 8.03 -> 7.87. At M = 8 (128 blocks)
+ * the split of 8 stays (tools/bench/RESULTS.md "Third change": clusters of 16
+ * need 16 multiprocessors of one GPC, which fewer than 8 at a time get).
  *
  * Not where constraints fixed the cluster or the rows (honoured as given), nor
  * for tiled rows or the inner layout, nor on targets without clusters (sm_80,
@@ -484,34 +486,43 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
 #define FEW_ROWS_BIG_BLOCKS 64
 #define FLAT_FEW_BLOCKS 128
 
-/* The split of FEW_ROWS_BIG_CLUSTER blocks alone; 0 where the row does not
- * split so (or the target has no such cluster, or the row is neither staged
- * nor peeled: a registers plan of clusters of 8 holds it). */
-static int few_rows_big(const sgp_input *in, const sg_plan *pl, uint64_t vectors, int stage,
-                        sgp_few *out) {
+/* The split of FEW_ROWS_BIG_CLUSTER blocks alone: in registers where a
+ * thread holds at most AUTO_ELEMS_PER_THREAD values of its share in at most
+ * STAGE_MAX_THREADS threads (the fewest, from FEW_ROWS_THREADS); else staged
+ * where the target stages the row (peeled rows in registers), with a wave for
+ * each FEW_ROWS_BIG_ACCESSES x wave vectors of its share. 0 where the row does
+ * not split so or the target has no such cluster. */
+static int few_rows_wide(const sgp_input *in, const sg_plan *pl, uint64_t vectors, int stage,
+                         sgp_few *out) {
   const sgh_target *tg = pl->target;
   unsigned big = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_staged);
-  if (big <= tg->max_cluster || !(stage || pl->peel) || !sgp_split_ok(vectors, big) ||
-      in->c->waves_per_block[0])
+  if (big <= tg->max_cluster || !sgp_split_ok(vectors, big) || in->c->waves_per_block[0])
     return 0;
   uint64_t share = sgp_split_share(vectors, big);
+  unsigned most = sgp_min_u(STAGE_MAX_THREADS, tg->max_block_threads);
+  unsigned t = sgp_min_u(FEW_ROWS_THREADS, most);
+  while ((share + t - 1) / t * pl->vec > AUTO_ELEMS_PER_THREAD && t * 2 <= most)
+    t *= 2;
+  *out = (sgp_few){.cluster = big, .alone = 1, .threads = t,
+                   .max_rows = FEW_ROWS_BIG_BLOCKS / big};
+  if ((share + t - 1) / t * pl->vec <= AUTO_ELEMS_PER_THREAD)
+    return 1;
+  if (!(stage || pl->peel))
+    return 0;
   uint64_t per_thread = (uint64_t)FEW_ROWS_BIG_ACCESSES * pl->wave;
   unsigned waves = sgp_pow2_floor(share / per_thread ? share / per_thread : 1);
-  unsigned most = sgp_min_u(STAGE_MAX_THREADS, tg->max_block_threads);
-  *out = (sgp_few){.cluster = big, .staged = stage, .alone = 1,
-                   .threads = sgp_min_u(waves * pl->wave, most),
-                   .max_rows = FEW_ROWS_BIG_BLOCKS / big};
+  out->staged = stage;
+  out->threads = sgp_min_u(waves * pl->wave, most);
   return 1;
 }
 
-int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
+unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
   const sgh_target *tg = pl->target;
   uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
-    *out = (sgp_few){.plain = 1, .cluster = 1, .max_rows = FLAT_FEW_BLOCKS * pl->rows_per_block};
+    out[0] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = FLAT_FEW_BLOCKS * pl->rows_per_block};
     return 1;
   }
-  *out = (sgp_few){0};
   if (pl->layout != SG_LAYOUT_ROWS || !sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster ||
       !pl->chosen.rows || pl->row_tiles > 1 ||
       (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
@@ -521,8 +532,8 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
    * against 0.49 for clusters of 16 alone in registers (H200, "Eighth change") */
   int can_stage = sgh_can_stage(tg) && in->c->staging != 1 && !pl->peel &&
                   pl->vec * in->narrowest_read >= 4;
-  out->cluster = split_cluster(vectors, tg->max_cluster);
-  uint64_t share = sgp_split_share(vectors, out->cluster);
+  sgp_few base = {.cluster = split_cluster(vectors, tg->max_cluster)};
+  uint64_t share = sgp_split_share(vectors, base.cluster);
   const unsigned *given = in->c->waves_per_block; /* honoured as in pl */
   unsigned threads = given[0] ? given[0] * given[1] * given[2] * pl->wave
                               : sgp_min_u(FEW_ROWS_THREADS, tg->max_block_threads);
@@ -530,16 +541,19 @@ int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
   while ((values = (share + threads - 1) / threads * pl->vec) > 2 * AUTO_ELEMS_PER_THREAD &&
          !(can_stage || given[0]) && threads * 2 <= tg->max_block_threads)
     threads *= 2; /* in registers: more threads */
-  out->staged = values > AUTO_ELEMS_PER_THREAD && can_stage;
-  out->threads = threads;
-  out->max_rows = FEW_ROWS_BLOCKS / out->cluster;
-  if (out->cluster < pl->cluster) /* clusters of 16 (staged, sgp_policy_stage) */
+  base.staged = values > AUTO_ELEMS_PER_THREAD && can_stage;
+  base.threads = threads;
+  base.max_rows = FEW_ROWS_BLOCKS / base.cluster;
+  if (base.cluster < pl->cluster) /* clusters of 16 (staged, sgp_policy_stage) */
     return 0;
-  int big = out->staged ? share * pl->vec * in->read_bytes >= FEW_ROWS_BIG_BYTES
-                        : values > AUTO_ELEMS_PER_THREAD;
-  if (big && few_rows_big(in, pl, vectors, can_stage, out))
-    return 1;
-  return out->cluster > pl->cluster || pl->rows_per_block > 1 || out->staged != pl->stage;
+  unsigned n = 0;
+  /* where the split of 8 cannot hold its share in 256 threads' registers,
+   * the split of 16 for the fewest rows first */
+  if (values > AUTO_ELEMS_PER_THREAD && few_rows_wide(in, pl, vectors, can_stage, &out[n]))
+    n++;
+  if (base.cluster > pl->cluster || pl->rows_per_block > 1 || base.staged != pl->stage)
+    out[n++] = base;
+  return n;
 }
 
 /* Dynamic shared memory that keeps a block alone on its multiprocessor: over

@@ -105,9 +105,9 @@ typedef struct sgp_few {
   int plain;         /* a flat plan's variant: the plan that is not flat (the rest unused) */
 } sgp_few;
 
-/* Should pl (resolved) get a few-rows variant (plan/plan.h: few), and with
- * what split? 0: no variant. */
-int sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few *out);
+/* The few-rows variants pl (resolved) should get (plan/plan.h: few), in
+ * increasing max_rows: their count (0 to SGP_MAX_FEW) and splits in out[]. */
+unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]);
 
 /* Dynamic shared memory to launch a block of staged plan pl with so that it
  * is alone on its multiprocessor (0: it is already). */

@@ -98,13 +98,15 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   if (pl->alone_smem)
     fprintf(f, "  alone             each block launched with %u bytes of dynamic shared memory "
             "(over half a multiprocessor's): one block a multiprocessor\n", pl->alone_smem);
-  if (!pl->few)
-    return;
-  if (pl->flat) /* the plan that is not flat, for launches of few row blocks */
-    fprintf(f, "  few_rows          %s: not flat, for M up to %u%s\n", pl->few->kernel_name,
-            pl->few->max_rows, a[1]);
-  else
-    fprintf(f, "  few_rows          %s: %u workgroups per row for M up to %u%s\n",
-            pl->few->kernel_name, pl->few->cluster, pl->few->max_rows, a[1]);
-  sg_plan_print(pl->few, f);
+  for (unsigned i = 0; i < pl->nfew; i++) {
+    const sg_plan *v = pl->few[i];
+    if (pl->flat) /* the plan that is not flat, for launches of few row blocks */
+      fprintf(f, "  few_rows          %s: not flat, for M up to %u%s\n", v->kernel_name,
+              v->max_rows, a[1]);
+    else
+      fprintf(f, "  few_rows          %s: %u workgroups per row for M up to %u%s\n",
+              v->kernel_name, v->cluster, v->max_rows, a[1]);
+  }
+  for (unsigned i = 0; i < pl->nfew; i++)
+    sg_plan_print(pl->few[i], f);
 }

@@ -262,58 +262,78 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
   snprintf(w->loc.file, sizeof w->loc.file, "<few-rows variant>");
 }
 
-/* The few-rows variant of pl (plan/plan.h: pl->few), where the policy asks for
- * one: the same template and problem resolved again with the policy's split
- * fixed as given constraints would fix it (c.split: a split that need not be
- * even, which no constraint's text says; WorkgroupConstraint(M, 1), its waves
- * a block unless given, rows_in_flight 1, staging where the split needs it),
- * so that the one resolver plans both. A
- * variant that does not resolve, or would need other vectors than pl's (the
- * launch checks alignment against pl's), is left out: pl alone computes every
- * M. */
+/* The few-rows variants of pl (plan/plan.h: pl->few), where the policy asks
+ * for them: the same template and problem resolved again with the policy's
+ * split fixed as given constraints would fix it (c.split: a split that need
+ * not be even, which no constraint's text says; WorkgroupConstraint(M, 1), its
+ * waves a block unless given, rows_in_flight 1, staging where the split needs
+ * it), so that the one resolver plans them all. A variant that does not
+ * resolve, or would need other vectors than pl's (the launch checks alignment
+ * against pl's), is left out: pl alone computes every M. The variant for the
+ * most rows is named <kernel>_few, the others <kernel>_few<max_rows>. */
 /* The alignment a plan's rows need: its vector's, or an element's (peeled). */
 static unsigned row_alignment(const sg_plan *pl) {
   return pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes;
 }
 
-static void resolve_few(const sgp_input *in, sg_plan *pl) {
-  sgp_few f;
-  if (!sgp_policy_few_rows(in, pl, &f) || in->c->nworkgroup + 1 > SGP_MAX_DIMS)
-    return;
+static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sgp_few *f) {
   sg_constraints c = *in->c;
   c.rows_in_flight = 1;
-  if (f.plain) {
+  if (f->plain) {
     c.staging = 1; /* rows in registers: not flat */
   } else {
-    c.split = f.cluster;
+    c.split = f->cluster;
     add_tile(&c, in->t->dims[in->row_dim], 1);
     if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
-      c.waves_per_block[0] = f.threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
+      c.waves_per_block[0] = f->threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
   }
   if (!c.staging) /* the policy's choice; a given one is honoured */
-    c.staging = f.staged ? 2 : 1;
-  if (f.alone && !c.online) /* sgp_policy_online's rule for staged blocks alone */
+    c.staging = f->staged ? 2 : 1;
+  if (f->alone && !c.online) /* sgp_policy_online's rule for staged blocks alone */
     c.online = 2;
   sg_plan *v;
   sgp_input vin;
   sg_diag ignored;
   if (resolve_plan(in->t, &c, in->p, &v, &vin, &ignored))
-    return;
-  int len = snprintf(v->kernel_name, sizeof v->kernel_name, "%s_few", pl->kernel_name);
-  if (len < 0 || (size_t)len >= sizeof v->kernel_name || row_alignment(v) > row_alignment(pl) ||
-      v->cluster != f.cluster || (v->rows_per_block != 1 && !f.plain) || v->prefetch) {
+    return NULL;
+  if (row_alignment(v) > row_alignment(pl) || v->cluster != f->cluster ||
+      (v->rows_per_block != 1 && !f->plain) || v->prefetch) {
     free(v);
-    return;
+    return NULL;
   }
   /* what the few-rows policy fixed is its choice, not a constraint's */
   v->chosen.cluster = v->chosen.rows = v->chosen.prefetch = 1;
   v->chosen.waves |= !in->c->waves_per_block[0];
   v->chosen.stage |= !in->c->staging;
   v->chosen.online |= !in->c->online;
-  v->max_rows = f.max_rows;
-  if (f.alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)
+  v->max_rows = f->max_rows;
+  if (f->alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)
     v->blocks_per_sm = 0; /* one block a multiprocessor: no register cap to ask for */
-  pl->few = v;
+  return v;
+}
+
+static void resolve_few(const sgp_input *in, sg_plan *pl) {
+  sgp_few f[SGP_MAX_FEW];
+  unsigned n = sgp_policy_few_rows(in, pl, f);
+  if (in->c->nworkgroup + 1 > SGP_MAX_DIMS)
+    return;
+  for (unsigned i = 0; i < n; i++) {
+    sg_plan *v = resolve_variant(in, pl, &f[i]);
+    if (v)
+      pl->few[pl->nfew++] = v;
+  }
+  for (unsigned i = 0; i < pl->nfew; i++) {
+    sg_plan *v = pl->few[i];
+    int len = i + 1 == pl->nfew
+                  ? snprintf(v->kernel_name, sizeof v->kernel_name, "%s_few", pl->kernel_name)
+                  : snprintf(v->kernel_name, sizeof v->kernel_name, "%s_few%u", pl->kernel_name,
+                             v->max_rows);
+    if (len < 0 || (size_t)len >= sizeof v->kernel_name) { /* none: the kernel runs every M */
+      for (unsigned j = 0; j < pl->nfew; j++)
+        free(pl->few[j]);
+      pl->nfew = 0;
+    }
+  }
 }
 
 sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const sg_problem *p,
@@ -328,8 +348,8 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
 }
 
 void sg_plan_destroy(sg_plan *plan) {
-  if (plan)
-    free(plan->few);
+  for (unsigned i = 0; plan && i < plan->nfew; i++)
+    free(plan->few[i]);
   free(plan);
 }
 

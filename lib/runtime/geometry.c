@@ -11,35 +11,42 @@
  * copy of this object (the compiler does not load the runtime). */
 #include "softgen/runtime.h"
 
-/* The few-rows variant for `rows` rows? Where m has one, M is 1 to its
- * max_rows, and all its blocks stay resident at once where the device says
- * how many do (few_resident; 0: unknown, max_rows alone decides). */
-static int pick_few(const sg_meta *m, int64_t rows, uint64_t few_resident) {
-  if (!m->has_few || rows < 1 || rows > m->few.max_rows)
-    return 0;
-  uint64_t rpb = m->few.rows_per_block ? m->few.rows_per_block : 1;
-  uint64_t cluster = m->few.cluster ? m->few.cluster : 1;
-  uint64_t blocks = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * cluster;
-  return few_resident == 0 || blocks <= few_resident;
+/* The few-rows variant for `rows` rows: the first of m's (increasing
+ * max_rows) with M from 1 to its max_rows whose blocks all stay resident at
+ * once where the device says how many do (few_resident[i]; 0: unknown,
+ * max_rows alone decides); its index + 1, or 0 for the kernel. */
+static int pick_few(const sg_meta *m, int64_t rows, const uint64_t *few_resident) {
+  for (int i = 0; rows >= 1 && i < m->nvariants; i++) {
+    const sg_meta_variant *v = &m->variants[i];
+    if (rows > v->max_rows)
+      continue;
+    uint64_t rpb = v->rows_per_block ? v->rows_per_block : 1;
+    uint64_t cluster = v->cluster ? v->cluster : 1;
+    uint64_t blocks = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * cluster;
+    if (!few_resident || few_resident[i] == 0 || blocks <= few_resident[i])
+      return i + 1;
+  }
+  return 0;
 }
 
 sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident,
-                               uint64_t few_resident, sgrt_geometry *out, sg_diag *diag) {
+                               const uint64_t *few_resident, sgrt_geometry *out, sg_diag *diag) {
   if (!m || !out)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_launch_geometry: null argument");
   if (rows < 0)
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
                        "sgrt_launch_geometry: %lld rows (M must be >= 0)", (long long)rows);
   int few = pick_few(m, rows, few_resident);
-  uint64_t rpb = few ? m->few.rows_per_block : m->rows_per_block;
-  unsigned cluster = few ? m->few.cluster : m->cluster;
+  const sg_meta_variant *v = few ? &m->variants[few - 1] : NULL;
+  uint64_t rpb = v ? v->rows_per_block : m->rows_per_block;
+  unsigned cluster = v ? v->cluster : m->cluster;
   rpb = rpb ? rpb : 1;
   cluster = cluster ? cluster : 1;
   /* a cluster of `cluster` blocks shares each row block */
   uint64_t grid = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * cluster;
   /* a persistent kernel gets at most as many blocks as the device keeps
    * resident (it strides over the rest): whole clusters of them; the
-   * few-rows variant is never persistent */
+   * few-rows variants are never persistent */
   if (m->persistent && !few) {
     resident -= resident % cluster;
     if (resident && grid > resident)
@@ -48,9 +55,9 @@ sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident
   if (grid > SGRT_MAX_GRID) /* the kernel strides over row blocks */
     grid = SGRT_MAX_GRID - SGRT_MAX_GRID % cluster;
   out->grid = grid;
-  out->block = few ? m->few.block : m->block;
+  out->block = v ? v->block : m->block;
   out->cluster = cluster;
-  out->dsmem = few ? m->few.dsmem : m->dsmem;
+  out->dsmem = v ? v->dsmem : m->dsmem;
   out->few = few;
   return SG_OK;
 }

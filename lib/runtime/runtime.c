@@ -4,8 +4,8 @@
  * Needs: lib/meta (sg_meta_verify, sg_meta_find), a driver back end (driver.h: cuda.c,
  * hip.c, host.c), libdl. Produces: the public sgrt_* API: open a driver and device,
  * load a code object after verifying its checksum (meta.h) and checking its
- * metadata, target and arch against the device (and its few-rows variant's
- * function, when it has one), validate launch tensors against the metadata,
+ * metadata, target and arch against the device (and its few-rows variants'
+ * functions), validate launch tensors against the metadata,
  * pack the kernel's parameters in "arg" order, take the entry point and the
  * 1-D grid (and cluster rounding) from sgrt_launch_geometry and launch.
  *
@@ -48,8 +48,9 @@ struct sgrt_kernel {
   sg_meta meta;
   void *module;
   void *function;
-  void *few_function;    /* the few-rows variant's (meta.has_few) */
-  uint64_t few_resident; /* its blocks the device keeps resident at once (0: unknown) */
+  void *few_function[SG_META_MAX_VARIANTS];    /* the few-rows variants' (meta.variants) */
+  uint64_t few_resident[SG_META_MAX_VARIANTS]; /* their blocks the device keeps resident at
+                                                  once (0: unknown) */
 };
 
 struct sgrt_event {
@@ -268,26 +269,36 @@ static sg_status allow(sgrt_runtime *rt, void *function, const char *name, unsig
   return rt->ops->allow_launch(rt->drv, function, dsmem, cluster, diag);
 }
 
-/* The few-rows variant (meta "variant few"): its function, opted in to its
- * launches like the kernel's, and how many of its blocks the device keeps
- * resident (sgrt_launch_geometry's few_resident). It is dropped, the kernel
- * then launched for every M, when $SOFTGEN_FEW_ROWS is 0 or when its clusters
- * are more than the device launches. */
+/* The few-rows variants (meta "variant few"): each one's function, opted in
+ * to its launches like the kernel's, and how many of its blocks the device
+ * keeps resident (sgrt_launch_geometry's few_resident). All are dropped, the
+ * kernel then launched for every M, when $SOFTGEN_FEW_ROWS is 0; one whose
+ * clusters the device does not launch is dropped alone. */
 static sg_status load_few(sgrt_runtime *rt, sgrt_kernel *k, sg_diag *diag) {
-  sg_meta_variant *v = &k->meta.few;
   const char *env = getenv("SOFTGEN_FEW_ROWS");
-  if ((env && strcmp(env, "0") == 0) || !rt->ops->module_function ||
-      (v->cluster > 1 && !rt->ops->supports_cluster(rt->drv))) {
-    k->meta.has_few = 0;
-    memset(v, 0, sizeof *v);
-    return SG_OK;
+  int kept = 0;
+  sg_status st = SG_OK;
+  for (int i = 0; !st && i < k->meta.nvariants; i++) {
+    sg_meta_variant *v = &k->meta.variants[i];
+    if ((env && strcmp(env, "0") == 0) || !rt->ops->module_function ||
+        (v->cluster > 1 && !rt->ops->supports_cluster(rt->drv)))
+      continue;
+    void *fn = NULL;
+    st = rt->ops->module_function(rt->drv, k->module, v->kernel, &fn, diag);
+    if (!st)
+      st = allow(rt, fn, v->kernel, v->dsmem, v->cluster, diag);
+    if (st)
+      break;
+    k->few_function[kept] = fn;
+    k->few_resident[kept] = rt->ops->resident_blocks
+                                ? rt->ops->resident_blocks(rt->drv, fn, v->block, v->dsmem,
+                                                           v->cluster ? v->cluster : 1)
+                                : 0;
+    k->meta.variants[kept++] = *v;
   }
-  sg_status st = rt->ops->module_function(rt->drv, k->module, v->kernel, &k->few_function, diag);
-  if (!st)
-    st = allow(rt, k->few_function, v->kernel, v->dsmem, v->cluster, diag);
-  if (!st && rt->ops->resident_blocks)
-    k->few_resident = rt->ops->resident_blocks(rt->drv, k->few_function, v->block, v->dsmem,
-                                               v->cluster ? v->cluster : 1);
+  for (int i = kept; i < k->meta.nvariants; i++)
+    memset(&k->meta.variants[i], 0, sizeof k->meta.variants[i]);
+  k->meta.nvariants = kept;
   return st;
 }
 
@@ -343,7 +354,7 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
     return st;
   }
   st = allow(rt, k->function, k->meta.kernel, k->meta.dsmem, k->meta.cluster, diag);
-  if (!st && k->meta.has_few)
+  if (!st && k->meta.nvariants)
     st = load_few(rt, k, diag);
   if (st) {
     rt->ops->module_unload(rt->drv, k->module);
@@ -444,8 +455,8 @@ sg_status sgrt_kernel_load_host(sgrt_runtime *rt, void *entry, const char *meta_
     free(k);
     return st;
   }
-  k->meta.has_few = 0; /* one entry point given: the kernel runs every M */
-  memset(&k->meta.few, 0, sizeof k->meta.few);
+  k->meta.nvariants = 0; /* one entry point given: the kernel runs every M */
+  memset(k->meta.variants, 0, sizeof k->meta.variants);
   k->rt = rt;
   k->function = entry; /* module NULL: nothing to unload */
   *out = k;
@@ -729,7 +740,7 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
   sgrt_geometry g;
   if ((st = sgrt_kernel_geometry(k, rows, &g, diag)))
     return st;
-  rt_launch l = {g.few ? k->few_function : k->function, (unsigned)g.grid, g.block, g.cluster,
+  rt_launch l = {g.few ? k->few_function[g.few - 1] : k->function, (unsigned)g.grid, g.block, g.cluster,
                  g.dsmem, stream, params};
   return k->rt->ops->launch(k->rt->drv, &l, diag);
 }

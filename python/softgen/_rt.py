@@ -59,7 +59,7 @@ class Meta(ctypes.Structure):
                 ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
                 ("nargs", ctypes.c_int), ("args", MetaArg * 40),
                 ("nscalars", ctypes.c_int), ("scalars", MetaScalar * 8), ("layout", ctypes.c_int),
-                ("has_few", ctypes.c_int), ("few", MetaVariant)]
+                ("nvariants", ctypes.c_int), ("variants", MetaVariant * 4)]
 
 
 class Tensor(ctypes.Structure):

@@ -9,7 +9,7 @@
 static void show(const char *what, const sg_meta *m, int64_t rows, uint64_t resident) {
   sgrt_geometry g = {99, 99, 99, 99};
   sg_diag d;
-  sg_status st = sgrt_launch_geometry(m, rows, resident, 0, &g, &d);
+  sg_status st = sgrt_launch_geometry(m, rows, resident, NULL, &g, &d);
   if (st)
     printf("%s: %s: %s\n", what, sg_status_name(st), d.message);
   else
@@ -52,7 +52,7 @@ int main(void) {
   show("M=-1", &m, -1, 0);
   show("null meta", NULL, 1, 0);
   sg_diag d;
-  printf("null out: %s\n", sg_status_name(sgrt_launch_geometry(&m, 1, 0, 0, NULL, &d)));
+  printf("null out: %s\n", sg_status_name(sgrt_launch_geometry(&m, 1, 0, NULL, NULL, &d)));
   return 0;
 }
 // CHECK: M=0: grid=0 block=256 cluster=1 dsmem=0

@@ -515,8 +515,9 @@ static void test_meta_layout(void) {
 #undef INNER_HEAD
 }
 
-/* The few-rows entry point: "variant few kernel NAME block B rows_per_block R smem S
- * cluster C dsmem D max_rows K", optional; objects without it parse as before. */
+/* The few-rows entry points: lines "variant few kernel NAME block B rows_per_block
+ * R smem S cluster C dsmem D max_rows K" in increasing K, optional; objects
+ * without them parse as before. */
 static void test_meta_variant(void) {
   sg_meta m, back;
   sg_diag d;
@@ -524,35 +525,40 @@ static void test_meta_variant(void) {
   size_t len = 0;
   sample_meta(&m);
   check(sg_meta_format(&m, text, sizeof text, &len, &d) == SG_OK && !strstr(text, "variant") &&
-            sg_meta_parse(text, len, &back, &d) == SG_OK && !back.has_few,
+            sg_meta_parse(text, len, &back, &d) == SG_OK && back.nvariants == 0,
         "meta variant: none unless declared (an object without one parses as before)");
-  m.has_few = 1;
-  strcpy(m.few.kernel, "softgen_softmax_f16_n8192_few");
-  m.few.block = 32;
-  m.few.rows_per_block = 1;
-  m.few.smem = 160;
-  m.few.cluster = 16;
-  m.few.dsmem = 117248;
-  m.few.max_rows = 8;
+  m.nvariants = 2;
+  m.variants[0] = (sg_meta_variant){"softgen_softmax_f16_n8192_few4", 256, 1, 384, 16, 117248, 4};
+  m.variants[1] = (sg_meta_variant){"softgen_softmax_f16_n8192_few", 32, 1, 160, 8, 0, 64};
   sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
   check(st == SG_OK &&
-            strstr(text, "\nvariant few kernel softgen_softmax_f16_n8192_few block 32 "
-                         "rows_per_block 1 smem 160 cluster 16 dsmem 117248 max_rows 8\n"),
-        "meta variant: format writes one variant line");
+            strstr(text, "\nvariant few kernel softgen_softmax_f16_n8192_few4 block 256 "
+                         "rows_per_block 1 smem 384 cluster 16 dsmem 117248 max_rows 4\n"
+                         "variant few kernel softgen_softmax_f16_n8192_few block 32 "
+                         "rows_per_block 1 smem 160 cluster 8 dsmem 0 max_rows 64\n"),
+        "meta variant: format writes one line a variant, in order");
   memset(&back, 0x5a, sizeof back);
   st = sg_meta_parse(text, len, &back, &d);
-  check(st == SG_OK && back.has_few && strcmp(back.few.kernel, m.few.kernel) == 0 &&
-            back.few.block == 32 && back.few.rows_per_block == 1 && back.few.smem == 160 &&
-            back.few.cluster == 16 && back.few.dsmem == 117248 && back.few.max_rows == 8 &&
+  check(st == SG_OK && back.nvariants == 2 &&
+            strcmp(back.variants[0].kernel, m.variants[0].kernel) == 0 &&
+            back.variants[0].block == 256 && back.variants[0].smem == 384 &&
+            back.variants[0].cluster == 16 && back.variants[0].dsmem == 117248 &&
+            back.variants[0].max_rows == 4 &&
+            strcmp(back.variants[1].kernel, m.variants[1].kernel) == 0 &&
+            back.variants[1].block == 32 && back.variants[1].rows_per_block == 1 &&
+            back.variants[1].smem == 160 && back.variants[1].cluster == 8 &&
+            back.variants[1].dsmem == 0 && back.variants[1].max_rows == 64 &&
             strcmp(back.kernel, m.kernel) == 0 && back.cluster == 1,
-        "meta variant: parse(format(m)) keeps the variant and the first kernel");
+        "meta variant: parse(format(m)) keeps the variants, in order, and the first kernel");
   check(sg_meta_format(&back, again, sizeof again, NULL, &d) == SG_OK && strcmp(again, text) == 0,
         "meta variant: format(parse(text)) == text");
 #define VHEAD META_HEAD "tensor x in f16\narg tensor x\n"
 #define VLINE(rest) "variant few kernel k_few block 32 rows_per_block 1 smem 0 cluster 16 " rest
+#define VLINE2(rest) "variant few kernel k_few2 block 32 rows_per_block 1 smem 0 cluster 8 " rest
   st = sg_meta_parse(VHEAD VLINE("dsmem 0 max_rows 2147483647\n") "end\n",
                      strlen(VHEAD VLINE("dsmem 0 max_rows 2147483647\n") "end\n"), &back, &d);
-  check(st == SG_OK && back.has_few && back.few.max_rows == 2147483647 && back.few.dsmem == 0,
+  check(st == SG_OK && back.nvariants == 1 && back.variants[0].max_rows == 2147483647 &&
+            back.variants[0].dsmem == 0,
         "meta variant: max_rows up to 2^31-1, dsmem 0");
   meta_error(VHEAD "variant few kernel k_few block 32\nend\n",
              "metadata line 10: a variant must read 'variant few kernel NAME block B "
@@ -567,7 +573,7 @@ static void test_meta_variant(void) {
              "meta variant error: a word too few");
   meta_error(VHEAD "variant many kernel k_few block 32 rows_per_block 1 smem 0 cluster 16 dsmem "
                    "0 max_rows 8\nend\n",
-             "metadata line 10: unknown variant 'many' (the one variant is 'few')",
+             "metadata line 10: unknown variant 'many' (the one kind of variant is 'few')",
              "meta variant error: unknown variant name");
   meta_error(VHEAD VLINE("max_rows 8 dsmem 0\n") "end\n",
              "metadata line 10: variant few: 'dsmem' expected where 'max_rows' is",
@@ -589,12 +595,21 @@ static void test_meta_variant(void) {
                    "0 max_rows 8\nend\n",
              "metadata line 10: variant few: cluster must be 1 to 1024",
              "meta variant error: cluster too large");
-  meta_error(VHEAD VLINE("dsmem 0 max_rows 8\n") VLINE("dsmem 0 max_rows 8\n") "end\n",
-             "metadata line 11: variant few declared twice", "meta variant error: twice");
+  meta_error(VHEAD VLINE("dsmem 0 max_rows 4\n") VLINE2("dsmem 0 max_rows 4\n") "end\n",
+             "metadata line 11: variant few: max_rows 4 after 4 (variants come in increasing "
+             "max_rows)",
+             "meta variant error: max_rows not increasing");
+  meta_error(VHEAD VLINE("dsmem 0 max_rows 4\n") VLINE("dsmem 0 max_rows 8\n") "end\n",
+             "metadata variant few 'k_few' declared twice", "meta variant error: twice");
+  meta_error(VHEAD VLINE("dsmem 0 max_rows 1\n") VLINE2("dsmem 0 max_rows 2\n")
+                 VLINE2("dsmem 0 max_rows 3\n") VLINE2("dsmem 0 max_rows 4\n")
+                     VLINE2("dsmem 0 max_rows 5\n") "end\n",
+             "metadata line 14: more than 4 variants", "meta variant error: too many");
   meta_error(VHEAD "variant few kernel k block 32 rows_per_block 1 smem 0 cluster 16 dsmem 0 "
                    "max_rows 8\nend\n",
              "metadata variant few names the kernel 'k' itself",
              "meta variant error: the variant is the kernel itself");
+#undef VLINE2
 #undef VLINE
 #undef VHEAD
 }

@@ -16,7 +16,8 @@
 #               on views at every element offset and odd row strides (issue 21); at most
 #               $SOFTGEN_GPU_ALIGN_SECONDS (default 150) of starting objects
 #   7 sanitizer compute-sanitizer memcheck (with leak check), racecheck, synccheck and
-#               initcheck on one kernel per path, softgen-run --check --rows 300 (64 from N = 2^17);
+#               initcheck on one kernel per path, softgen-run --check --rows 300 (64 from N = 2^17;
+#               an entry FILE@M runs M rows: the few-rows variants);
 #               the align/ kernels through alignment.py --sanitize (misaligned views; softgen-run
 #               has no offsets)
 # Produces in OUTDIR (8 files): RESULTS.md (commit it as test/gpu/RESULTS.md), run.log,
@@ -374,6 +375,9 @@ san_objs=(
   "softmax_backward_f32_n33_auto.cubin:flat, two inputs and the per-thread path off (strides N)"
   "softmax_f16_n32768_auto.cubin:rows staged in shared memory (cp.async), online pairs"
   "softmax_f16_n131072_auto.cubin:staged rows over a cluster (distributed shared memory)"
+  "softmax_f16_n131072_auto.cubin@3:few-rows variant: clusters of 16 in registers, each block alone (M = 3)"
+  "softmax_f16_n131072_auto.cubin@12:few-rows variant: clusters of 8, staged (M = 12)"
+  "softmax_f32_n262144_auto.cubin@2:few-rows variant: clusters of 16 in registers, 512 threads (M = 2)"
   "softmax_f16_n1000_staged.cubin:staged, several rows a block, masked tail"
   "softmax_f16_n262144_ahead.cubin:staged over a cluster, the next row copied ahead (persistent grid)"
   "softmax_backward_f32_n262144_auto.cubin:two inputs staged over a non-portable cluster of 16, one block a multiprocessor"
@@ -401,8 +405,9 @@ elif [ "$(left)" -lt 20 ]; then
   record sanitizer FAIL "SKIPPED: only $(left) s left" 0
 else
   mkdir -p "$tmp/san"
-  sanone() { # OBJECT TOOL; rc 98: not started, the run's time was up
-    local l left extra=()
+  sanone() { # OBJECT[@M] TOOL; rc 98: not started, the run's time was up
+    local l left extra=() obj=${1%@*} m=""
+    [ "$obj" != "$1" ] && m=${1##*@}
     l="$SAN/$(basename "$1").$2"
     left=$((SAN_END - $(date +%s)))
     if [ "$left" -lt 5 ]; then echo "not run: the run's time was up" >"$l.log"; echo 98 >"$l.rc"; return; fi
@@ -415,6 +420,7 @@ else
     esac
     local rows=300 # 64 for rows of 2^17 and more (racecheck's time grows with them)
     case "$(basename "$1")" in *_n131072*|*_n262144*|*_n524288*) rows=64 ;; esac
+    [ -n "$m" ] && rows=$m
     if [[ "$1" == */align/* ]]; then # views at element offsets: softgen-run has none
       timeout "$left" "$SANITIZER" --tool "$2" ${extra[@]+"${extra[@]}"} --error-exitcode 97 \
         python3 test/gpu/alignment.py --sanitize "$1" >"$l.log" 2>&1
@@ -422,14 +428,14 @@ else
       return
     fi
     timeout "$left" "$SANITIZER" --tool "$2" ${extra[@]+"${extra[@]}"} --error-exitcode 97 \
-      "$SGRUN" ${scalars[@]+"${scalars[@]}"} --check --rows "$rows" --inner 3 "$1" >"$l.log" 2>&1
+      "$SGRUN" ${scalars[@]+"${scalars[@]}"} --check --rows "$rows" --inner 3 "$obj" >"$l.log" 2>&1
     echo $? >"$l.rc"
   }
   export -f sanone
   export SAN="$tmp/san" SANITIZER="$san" SAN_END=$(($(date +%s) + $(left) - 5))
   for e in "${san_objs[@]}"; do
     f=${e%%:*}
-    [ -f "$objs/$f" ] || continue
+    [ -f "$objs/${f%@*}" ] || continue
     for tool in $tools; do printf '%s\0%s\0' "$objs/$f" "$tool"; done
   done | xargs -0 -n 2 -P 4 bash -c 'sanone "$1" "$2"' _
   : >"$out/sanitizer.log"
@@ -441,7 +447,7 @@ else
     row="| $f | $what |"
     for tool in $tools; do
       l="$tmp/san/$(basename "$f").$tool"
-      if [ ! -f "$objs/$f" ]; then
+      if [ ! -f "$objs/${f%@*}" ]; then
         cell="missing"; san_fail=$((san_fail + 1))
       else
         san_runs=$((san_runs + 1))

@@ -260,7 +260,7 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
     printf("launched: rows=%lld", (long long)rows);
   sgrt_geometry g;
   if (sgrt_kernel_geometry(k, rows, &g, &d) == SG_OK && g.few) /* which entry ran */
-    printf(" (few-rows variant %s: grid %llu, block %u, cluster %u)", m->few.kernel,
+    printf(" (few-rows variant %s: grid %llu, block %u, cluster %u)", m->variants[g.few - 1].kernel,
            (unsigned long long)g.grid, g.block, g.cluster);
   printf("\n");
   if (check) {

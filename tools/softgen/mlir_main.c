@@ -43,7 +43,8 @@ static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
       fprintf(stderr,
               "softgen: %s: linalg.softmax%s %lldx%lld %s -> %s (grid %llu, block %u, cluster %u)\n",
               op->location, op->raised ? " (raised)" : "", (long long)op->m, (long long)op->n, sg_dtype_name(op->dtype),
-              op->few ? r->kernels[op->kernel].meta.few.kernel : r->kernels[op->kernel].name,
+              op->few ? r->kernels[op->kernel].meta.variants[op->few - 1].kernel
+                      : r->kernels[op->kernel].name,
               (unsigned long long)op->grid, op->block, op->cluster);
   }
   if (r->nops == 0)

@@ -9,7 +9,8 @@
  * error injection (FAKE_CUDA_FAIL=fn:code); see fake_common.h. Function handles
  * name the kernel they are (a module's kernel or its few-rows variant), and
  * launches log that name (fn=...); FAKE_CUDA_CLUSTERS=n makes
- * cuOccupancyMaxActiveClusters answer n (unset: it fails). Calls that need
+ * cuOccupancyMaxActiveClusters answer n (unset: it fails), FAKE_CUDA_CLUSTERS16=n
+ * that for the non-portable clusters (over 8) alone. Calls that need
  * a context fail with CUDA_ERROR_INVALID_CONTEXT unless one is pushed, which
  * checks the runtime's push/pop discipline. */
 #include <stdint.h>
@@ -23,8 +24,8 @@
 
 typedef int CUresult;
 typedef struct fake_module fake_module;
-/* A function handle: the module's kernel (meta.kernel) or its few-rows variant
- * (meta.few.kernel); launches log the name of the one launched. */
+/* A function handle: the module's kernel (meta.kernel) or one of its few-rows
+ * variants (meta.variants[i].kernel); launches log the name of the one launched. */
 typedef struct fake_function {
   fake_module *module;
   const char *name;
@@ -33,7 +34,7 @@ struct fake_module {
   sg_meta meta;
   char *image; /* a copy, to resolve kernel names as the driver would */
   size_t size;
-  fake_function fns[2]; /* [0] the kernel, [1] the variant */
+  fake_function fns[1 + SG_META_MAX_VARIANTS]; /* [0] the kernel, [1 + i] variant i */
 };
 
 static int ctx_depth;
@@ -143,13 +144,16 @@ typedef struct fake_config {
   unsigned nattrs;
 } fake_config;
 
-/* FAKE_CUDA_CLUSTERS=n clusters of any size stay resident at once; unset, the
- * call fails (the runtime then knows no count, as with a driver without it). */
+/* FAKE_CUDA_CLUSTERS=n clusters of any size stay resident at once (of over 8
+ * blocks FAKE_CUDA_CLUSTERS16=n, where set); unset, the call fails (the
+ * runtime then knows no count, as with a driver without it). */
 FAKE_API CUresult cuOccupancyMaxActiveClusters(int *clusters, void *fn, const fake_config *c) {
   INJECT(cuOccupancyMaxActiveClusters);
   NEED_CTX(cuOccupancyMaxActiveClusters);
   const char *n = fake_env(PFX, "CLUSTERS");
   unsigned cluster = c->nattrs && c->attrs[0].id == 4 ? c->attrs[0].value[0] : 1;
+  if (cluster > 8 && fake_env(PFX, "CLUSTERS16"))
+    n = fake_env(PFX, "CLUSTERS16");
   fake_log(PFX, "cuOccupancyMaxActiveClusters fn=%s cluster=%u block=%u smem=%u -> %s",
            ((fake_function *)fn)->name, cluster, c->bx, c->smem, n ? n : "unsupported");
   if (!n)
@@ -233,10 +237,13 @@ FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
   NEED_CTX(cuModuleGetFunction);
   fake_module *m = mod;
   fake_log(PFX, "cuModuleGetFunction name=%s", name);
-  int few = m->meta.has_few && strcmp(m->meta.few.kernel, name) == 0;
+  int few = 0; /* 1 + the variant's index, or 0 for the kernel */
+  for (int i = 0; i < m->meta.nvariants && !few; i++)
+    if (strcmp(m->meta.variants[i].kernel, name) == 0)
+      few = 1 + i;
   if ((!few && strcmp(m->meta.kernel, name) != 0) || !fake_has_entry(m->image, m->size, name))
     return 500;
-  m->fns[few] = (fake_function){m, few ? m->meta.few.kernel : m->meta.kernel};
+  m->fns[few] = (fake_function){m, few ? m->meta.variants[few - 1].kernel : m->meta.kernel};
   *fn = &m->fns[few];
   return 0;
 }
