@@ -19,15 +19,18 @@
  * (sgrt_launch_geometry, softgen/runtime.h; no device is known here, so a
  * persistent kernel is not capped at its resident blocks, and the first
  * few-rows variant of a code object whose max_rows the op's static M is
- * within is launched, e.g. @K::@K_few). The
- * module gets `gpu.container_module`. Softmax decomposed into linalg.generic
- * ops (max, sub, exp, sum, div on tensors) is first raised to linalg.softmax
- * (lib/mlir/raise.c). Ops softgen cannot take are left as they
- * are and reported (sg_mlir_report), each with its MLIR location and reason:
- * tensor operands (bufferize first), dynamic or non-static shapes and layouts,
- * element types other than f16 / bf16 / f32, a reduced dim that is not the
- * innermost non-unit one while the dims after it are not contiguous, and
- * problems the plan rejects.
+ * within is launched, e.g. @K::@K_few). The gpu.binary goes into the closest
+ * enclosing module, which gets `gpu.container_module`. Softmax and
+ * log-softmax as frontends emit them (chains of linalg ops on tensors or
+ * buffers) are found as well (lib/mlir/recognize.c) and replaced the same
+ * way, with their ops. Tensor operands become buffers through
+ * bufferization.to_buffer, the result a gpu.alloc returned through
+ * bufferization.to_tensor. Ops softgen cannot take are left as they are and
+ * reported (sg_mlir_report), each with its MLIR location and reason: dynamic
+ * or non-static shapes and layouts, element types other than f16 / bf16 /
+ * f32, a reduced dim that is not the innermost non-unit one while the dims
+ * after it are not contiguous, memory spaces other than global, ops inside
+ * device code, and problems the plan rejects.
  *
  *   sg_mlir_options o = {0};                  nvptx, sm_90, built-in template
  *   sg_mlir_report r;
@@ -69,7 +72,7 @@ typedef struct sg_mlir_options {
   sg_emit_options tools;             /* ptxas, ld.lld */
   sg_mlir_format format;
   int analyze_only; /* 1: find and classify the ops only; no kernels, module untouched */
-  int keep_decomposed; /* 1: leave softmax decomposed into linalg.generic ops alone */
+  int keep_decomposed; /* 1: take linalg.softmax only, no chains of linalg ops */
   /* The on-disk cache of softgen/compile.h, as sg_compile_options has it. It
    * holds kernels of the built-in template with no constraints object: a
    * parsed softmax or constraints object has no text to key it by, and its
@@ -78,14 +81,19 @@ typedef struct sg_mlir_options {
   int no_cache;          /* 1: neither read nor write the cache */
 } sg_mlir_options;
 
-/* One linalg.softmax of the module, in walk (pre-)order. */
+/* One softmax-family computation of the module: a linalg.softmax, or a
+ * softmax / log-softmax chain of linalg ops (lib/mlir/recognize.c), in the
+ * order found. */
 typedef struct sg_mlir_op {
   char location[512]; /* "file:line:col" of the op (or MLIR's own location text) */
   int compiled;       /* 1: replaced by a gpu.launch_func of kernels[kernel] */
   sg_status status;   /* SG_OK when compiled (or compilable, with analyze_only) */
   char message[512];  /* why it was left alone; empty otherwise */
   int tensor_form;    /* operands are tensors */
-  int raised;         /* 1: raised from its decomposed form (max, sub, exp, sum, div generics) */
+  int raised;         /* 1: a chain of linalg ops (max, sub, exp, sum, div or log, ...) */
+  char template_name[32]; /* "softmax" or "log_softmax" */
+  int has_out_dtype;
+  sg_dtype out_dtype; /* the result's element type (chains may round to another) */
   int rank, dim;      /* rank of the operands, the reduced dim */
   int64_t outer, n, inner; /* products of the dims before, at and after dim (-1: dynamic) */
   int64_t m;               /* rows: outer * inner (-1: dynamic) */

@@ -1,11 +1,11 @@
-/* import.c - finds the linalg.softmax ops of a module and classifies them
- * (stage 2 of lib/mlir: mlir_impl.h).
+/* import.c - classifies the sites recognize.c found (stage 2 of lib/mlir:
+ * mlir_impl.h).
  *
- * Needs: a module (MLIR C API); locations and printer text from diag.c.
- * Produces: report->ops (sg_mlir_op, with the op's location, shape as outer x
- * N x inner, dtype, and SG_OK or the reason softgen cannot take it) and the
- * parallel sgm_op records the rewrite uses (operand values, row strides,
- * offsets). */
+ * Needs: s->sites; locations and printer text from diag.c. Produces:
+ * report->ops (sg_mlir_op, with the site's location, template, shape as outer
+ * x N x inner, dtypes, and SG_OK or the reason softgen cannot take it) and the
+ * parallel sgm_op records the rewrite uses (input and output values, row
+ * strides, offsets; a tensor's as the identity-layout memref it becomes). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +26,18 @@ static int op_skip(sg_mlir_op *r, const char *fmt, ...) {
   r->status = SG_ERR_UNSUPPORTED;
   vsnprintf(r->message, sizeof r->message, fmt, ap);
   va_end(ap);
+  return 0;
+}
+
+/* Is op inside device code (a gpu.func, gpu.launch or gpu.module)? */
+static int in_device_code(MlirOperation op) {
+  for (MlirOperation p = mlirOperationGetParentOperation(op); !mlirOperationIsNull(p);
+       p = mlirOperationGetParentOperation(p)) {
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(p));
+    if (mlirStringRefEqual(n, sgm_str("gpu.func")) || mlirStringRefEqual(n, sgm_str("gpu.launch")) ||
+        mlirStringRefEqual(n, sgm_str("gpu.module")))
+      return 1;
+  }
   return 0;
 }
 
@@ -76,7 +88,9 @@ static int memref_strides(sg_mlir_op *r, MlirType t, const char *which, const ch
                           int64_t *strides, int64_t *offset) {
   MlirAttribute space = mlirMemRefTypeGetMemorySpace(t);
   if (!mlirAttributeIsNull(space) &&
-      !(mlirAttributeIsAInteger(space) && mlirIntegerAttrGetValueInt(space) <= 1))
+      !(mlirAttributeIsAInteger(space) && mlirIntegerAttrGetValueInt(space) <= 1) &&
+      !mlirAttributeEqual(space, mlirAttributeParseGet(mlirAttributeGetContext(space),
+                                                       sgm_str("#gpu.address_space<global>"))))
     return op_skip(r, "the %s (%s) is not in the default or global memory space", which, tt);
   if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(t, strides, offset)))
     return op_skip(r, "the %s (%s) has a layout that is not strided", which, tt);
@@ -167,54 +181,83 @@ static int memref_rows(sg_mlir_op *r, MlirType t, const char *which, int64_t *st
   return 1;
 }
 
-/* Fills r (and o) for one linalg.softmax. Returns nothing: the status says. */
-static void classify(sgm_state *s, MlirOperation op, sg_mlir_op *r, sgm_op *o) {
+/* The memref a tensor of type t becomes (an identity layout): its strides
+ * here, its buffer in rewrite.c. */
+MlirType sgm_memref_of(MlirType t) {
+  int64_t shape[64];
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  for (intptr_t i = 0; i < rank && i < 64; i++)
+    shape[i] = mlirShapedTypeGetDimSize(t, i);
+  return mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(t), rank, shape,
+                                     mlirAttributeGetNull());
+}
+
+/* Fills r (and o) for one site. Returns nothing: the status says. */
+static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) {
   char tt[256];
+  MlirOperation op = t->anchor;
   r->status = SG_OK;
   r->kernel = -1;
   r->dim = -1;
   r->outer = r->n = r->inner = r->m = -1;
+  r->raised = t->raised;
+  snprintf(r->template_name, sizeof r->template_name, "%s", t->log ? "log_softmax" : "softmax");
   sgm_location_format(mlirOperationGetLocation(op), s->file, r->location, sizeof r->location);
   o->op = op;
-  for (int i = 0; i < s->nraised; i++)
-    r->raised |= mlirOperationEqual(s->raised[i], op);
-  if (mlirOperationGetNumOperands(op) != 2) {
-    op_skip(r, "expected 2 operands (input, output), found %d",
-            (int)mlirOperationGetNumOperands(op));
-    return;
+  o->site = t;
+  int64_t d;
+  if (t->softmax_op) {
+    if (mlirOperationGetNumOperands(op) != 2) {
+      op_skip(r, "expected 2 operands (input, output), found %d",
+              (int)mlirOperationGetNumOperands(op));
+      return;
+    }
+    o->value[0] = mlirOperationGetOperand(op, 0);
+    o->value[1] = mlirOperationGetNumResults(op) == 1 ? mlirOperationGetResult(op, 0)
+                                                       : mlirOperationGetOperand(op, 1);
+    MlirAttribute dim = mlirOperationGetAttributeByName(op, sgm_str("dimension"));
+    if (mlirAttributeIsNull(dim) || !mlirAttributeIsAInteger(dim)) {
+      op_skip(r, "no integer 'dimension' attribute");
+      return;
+    }
+    d = mlirIntegerAttrGetValueInt(dim);
+  } else {
+    o->value[0] = t->x;
+    o->value[1] = t->y;
+    d = t->dim;
   }
-  o->value[0] = mlirOperationGetOperand(op, 0);
-  o->value[1] = mlirOperationGetOperand(op, 1);
   MlirType tin = mlirValueGetType(o->value[0]), tout = mlirValueGetType(o->value[1]);
   r->tensor_form = mlirTypeIsATensor(tin);
   if (!(mlirTypeIsAMemRef(tin) || mlirTypeIsARankedTensor(tin)) ||
-      !(mlirTypeIsAMemRef(tout) || mlirTypeIsARankedTensor(tout))) {
+      !(mlirTypeIsAMemRef(tout) || mlirTypeIsARankedTensor(tout)) ||
+      mlirTypeIsATensor(tout) != r->tensor_form) {
     type_text(tin, tt, sizeof tt);
-    op_skip(r, "operands of type %s: softgen needs ranked memrefs (or tensors to bufferize)", tt);
+    op_skip(r, "operands of type %s: softgen needs ranked memrefs or tensors", tt);
     return;
   }
   r->rank = (int)mlirShapedTypeGetRank(tin);
-  MlirAttribute dim = mlirOperationGetAttributeByName(op, sgm_str("dimension"));
-  if (mlirAttributeIsNull(dim) || !mlirAttributeIsAInteger(dim)) {
-    op_skip(r, "no integer 'dimension' attribute");
-    return;
-  }
-  int64_t d = mlirIntegerAttrGetValueInt(dim);
   if (d < 0 || d >= r->rank || r->rank > 64) {
     op_skip(r, "dimension %lld is out of range for rank %d", (long long)d, r->rank);
     return;
   }
   r->dim = (int)d;
-  MlirType et = mlirShapedTypeGetElementType(tin);
+  MlirType et = mlirShapedTypeGetElementType(tin), ot = mlirShapedTypeGetElementType(tout);
   r->has_dtype = dtype_of(et, &r->dtype);
+  r->has_out_dtype = dtype_of(ot, &r->out_dtype);
   split_shape(tin, r->rank, r->dim, &r->outer, &r->n, &r->inner);
   if (r->outer >= 0 && r->inner >= 0)
     r->m = r->outer > 0 && r->inner > ((int64_t)1 << 62) / r->outer ? -2 : r->outer * r->inner;
   type_text(tin, tt, sizeof tt);
-  if (!r->has_dtype) {
+  if (in_device_code(op)) {
+    op_skip(r, "inside device code (a gpu.func, gpu.launch or gpu.module): softgen launches "
+               "kernels from host code");
+  } else if (!r->has_dtype) {
     type_text(et, tt, sizeof tt);
     op_skip(r, "element type %s is not supported (softgen takes f16, bf16, f32)", tt);
-  } else if (!mlirTypeEqual(et, mlirShapedTypeGetElementType(tout))) {
+  } else if (!r->has_out_dtype) {
+    type_text(ot, tt, sizeof tt);
+    op_skip(r, "result element type %s is not supported (softgen writes f16, bf16, f32)", tt);
+  } else if (t->softmax_op && r->out_dtype != r->dtype) {
     op_skip(r, "input and output element types differ");
   } else if (r->n == -1) {
     op_skip(r, "the reduced dim %d of %s is dynamic: softgen generates kernels for a static N",
@@ -228,57 +271,30 @@ static void classify(sgm_state *s, MlirOperation op, sg_mlir_op *r, sgm_op *o) {
             (long long)r->n);
   } else if (r->n == 0 || r->m == 0) {
     op_skip(r, "%s is empty (nothing to compute)", tt);
-  } else if (r->tensor_form) {
-    op_skip(r, "tensor operands: bufferize first, e.g. mlir-opt --one-shot-bufferize=\""
-               "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-"
-               "map\", then run softgen on the memref form");
-  } else if (r->inner > 1) { /* a non-innermost dim: the inner layout */
-    r->layout = SG_LAYOUT_INNER;
-    if (memref_inner(r, tin, "input", &o->stride[0], &o->offset[0], &o->nstride[0]))
-      memref_inner(r, tout, "output", &o->stride[1], &o->offset[1], &o->nstride[1]);
-  } else if (memref_rows(r, tin, "input", &o->stride[0], &o->offset[0])) {
-    memref_rows(r, tout, "output", &o->stride[1], &o->offset[1]);
-  }
-}
-
-typedef struct walk_ctx {
-  sgm_state *s;
-  int failed;
-} walk_ctx;
-
-static MlirWalkResult visit(MlirOperation op, void *user) {
-  walk_ctx *w = user;
-  sgm_state *s = w->s;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (!mlirStringRefEqual(name, sgm_str("linalg.softmax")))
-    return MlirWalkResultAdvance;
-  sg_mlir_report *rep = s->report;
-  if (rep->nops == s->cap) {
-    int cap = s->cap ? 2 * s->cap : 8;
-    sg_mlir_op *ops = realloc(rep->ops, (size_t)cap * sizeof *ops);
-    if (ops)
-      rep->ops = ops;
-    sgm_op *mine = ops ? realloc(s->ops, (size_t)cap * sizeof *mine) : NULL;
-    if (mine)
-      s->ops = mine;
-    if (!ops || !mine) {
-      w->failed = 1;
-      return MlirWalkResultInterrupt;
+  } else {
+    /* a tensor becomes a memref of an identity layout (rewrite.c) */
+    MlirType min = r->tensor_form ? sgm_memref_of(tin) : tin;
+    MlirType mout = r->tensor_form ? sgm_memref_of(tout) : tout;
+    if (r->inner > 1) { /* a non-innermost dim: the inner layout */
+      r->layout = SG_LAYOUT_INNER;
+      if (memref_inner(r, min, "input", &o->stride[0], &o->offset[0], &o->nstride[0]))
+        memref_inner(r, mout, "output", &o->stride[1], &o->offset[1], &o->nstride[1]);
+    } else if (memref_rows(r, min, "input", &o->stride[0], &o->offset[0])) {
+      memref_rows(r, mout, "output", &o->stride[1], &o->offset[1]);
     }
-    s->cap = cap;
   }
-  sg_mlir_op *r = &rep->ops[rep->nops];
-  sgm_op *o = &s->ops[rep->nops++];
-  memset(r, 0, sizeof *r);
-  memset(o, 0, sizeof *o);
-  classify(s, op, r, o);
-  return MlirWalkResultAdvance;
 }
 
 sg_status sgm_import(sgm_state *s, sg_diag *diag) {
-  walk_ctx w = {s, 0};
-  mlirOperationWalk(mlirModuleGetOperation(s->module), visit, &w, MlirWalkPreOrder);
-  if (w.failed)
-    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory listing the linalg.softmax ops");
+  sg_mlir_report *rep = s->report;
+  if (s->nsites == 0)
+    return SG_OK;
+  rep->ops = calloc((size_t)s->nsites, sizeof *rep->ops);
+  s->ops = calloc((size_t)s->nsites, sizeof *s->ops);
+  if (!rep->ops || !s->ops)
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory listing the softmax ops");
+  for (int i = 0; i < s->nsites; i++)
+    classify(s, &s->sites[i], &rep->ops[i], &s->ops[i]);
+  rep->nops = s->nsites;
   return SG_OK;
 }

@@ -26,7 +26,8 @@ static sg_status create(const sgm_state *s, const sg_template *parsed, const sg_
   sg_compile_options co;
   sg_compile_options_init(&co);
   co.problem = (sg_problem){.n = r->n, .dtype = r->dtype, .target = o->target, .arch = o->arch,
-                            .layout = r->layout};
+                            .layout = r->layout, .out_dtype_set = r->out_dtype != r->dtype,
+                            .out_dtype = r->out_dtype};
   co.outputs = outputs;
   /* AUTO: a missing or failing ptxas falls back to PTX (emit_object) */
   co.optional_outputs = o->format == SG_MLIR_FORMAT_AUTO ? SG_OUTPUT_BIT(SG_OUTPUT_OBJECT) : 0;
@@ -35,7 +36,11 @@ static sg_status create(const sgm_state *s, const sg_template *parsed, const sg_
   co.no_cache = o->no_cache;
   if (parsed)
     return sgd_compilation_create_parsed(parsed, o->constraints, &co, out, diag);
-  co.template_src = (sg_source){"<built-in softmax.sgt>", sgm_softmax_sgt, strlen(sgm_softmax_sgt)};
+  int log = strcmp(r->template_name, "log_softmax") == 0;
+  co.template_src = log ? (sg_source){"<built-in log_softmax.sgt>", sgm_log_softmax_sgt,
+                                      strlen(sgm_log_softmax_sgt)}
+                        : (sg_source){"<built-in softmax.sgt>", sgm_softmax_sgt,
+                                      strlen(sgm_softmax_sgt)};
   return sg_compilation_create(&co, out, diag);
 }
 
@@ -115,8 +120,9 @@ static int find_kernel(const sg_mlir_report *r, const char *name) {
  * (any grid of whole clusters is: the kernel strides over row blocks), only
  * without the overlap of one row block's loads with the previous one's work. */
 static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
-  unsigned vb = m->vector_bytes ? m->vector_bytes : 1, es = sg_dtype_size(r->dtype);
+  unsigned vb = m->vector_bytes ? m->vector_bytes : 1;
   for (int i = 0; i < 2; i++) {
+    unsigned es = sg_dtype_size(i ? r->out_dtype : r->dtype);
     int64_t sb = o->stride[i] * (int64_t)es, ob = o->offset[i] * (int64_t)es;
     int inner = r->layout == SG_LAYOUT_INNER; /* the stride along N and inner too */
     if ((r->m > 1 && sb % vb) || ob % vb ||
@@ -165,25 +171,31 @@ static void drop_unused(sg_mlir_report *rep) {
 sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
   sg_mlir_report *rep = s->report;
   const sg_mlir_options *o = s->opts;
-  sg_template *own = NULL;
+  sg_template *own[2] = {NULL, NULL};
   /* parsed inputs go through sgd_compilation_create_parsed, the built-in
-   * template's text alone through sg_compilation_create */
-  const sg_template *parsed = o->softmax;
+   * templates' text alone through sg_compilation_create; the caller's
+   * template serves the softmax ops only */
+  const sg_template *parsed[2] = {o->softmax, NULL}; /* softmax, log_softmax */
   sg_status st = SG_OK;
-  if (!parsed && o->constraints &&
+  if (!parsed[0] && o->constraints &&
       !(st = sg_template_parse("<built-in softmax.sgt>", sgm_softmax_sgt, strlen(sgm_softmax_sgt),
-                               &own, diag)))
-    parsed = own;
+                               &own[0], diag)))
+    parsed[0] = own[0];
+  if (!st && o->constraints &&
+      !(st = sg_template_parse("<built-in log_softmax.sgt>", sgm_log_softmax_sgt,
+                               strlen(sgm_log_softmax_sgt), &own[1], diag)))
+    parsed[1] = own[1];
   unsigned outputs = SG_OUTPUT_BIT(o->format == SG_MLIR_FORMAT_ASSEMBLY ? SG_OUTPUT_ASM
                                                                          : SG_OUTPUT_OBJECT);
   for (int i = 0; i < rep->nops && !st; i++) {
     sg_mlir_op *r = &rep->ops[i];
     if (r->status != SG_OK)
       continue;
+    const sg_template *pt = parsed[strcmp(r->template_name, "log_softmax") == 0];
     sg_compilation *c = NULL;
     sg_diag pd;
     sg_diag_clear(&pd);
-    sg_status ps = create(s, parsed, r, outputs, &c, &pd);
+    sg_status ps = create(s, pt, r, outputs, &c, &pd);
     if (ps == SG_ERR_CONSTRAINT) { /* this op's problem only: it stays */
       r->status = ps;
       snprintf(r->message, sizeof r->message, "%.500s", pd.message);
@@ -204,7 +216,7 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
         rep->kernels = ks;
         k = rep->nkernels++;
         memset(&ks[k], 0, sizeof ks[k]);
-        st = build_kernel(s, parsed, r, c, &ks[k], diag);
+        st = build_kernel(s, pt, r, c, &ks[k], diag);
       }
     }
     sg_compilation_destroy(c);
@@ -212,6 +224,7 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
       r->kernel = k;
   }
   drop_unused(rep);
-  sg_template_destroy(own);
+  sg_template_destroy(own[0]);
+  sg_template_destroy(own[1]);
   return st;
 }

@@ -156,17 +156,22 @@ static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir
   s.report = report;
   s.file = file;
   sg_status st = SG_OK;
-  if (!s.opts->analyze_only && !s.opts->keep_decomposed)
-    st = sgm_raise(&s, diag);
+  if (s.opts->target && strcmp(s.opts->target, "nvptx") != 0 &&
+      strcmp(s.opts->target, "amdgpu") != 0)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED,
+                       "the MLIR front end launches GPU kernels (gpu.launch_func): target nvptx "
+                       "or amdgpu, not '%s'", s.opts->target);
+  st = sgm_recognize(&s, diag);
   if (!st)
     st = sgm_import(&s, diag);
   /* the dialects the rewrite creates ops and attributes of */
-  static const char *const needed[] = {"arith", "gpu", "llvm", "memref", "nvvm", "rocdl"};
+  static const char *const needed[] = {"arith", "bufferization", "cf", "gpu", "llvm", "memref",
+                                       "nvvm", "rocdl"};
   for (size_t i = 0; i < sizeof needed / sizeof needed[0] && !st && !s.opts->analyze_only; i++)
     if (mlirDialectIsNull(mlirContextGetOrLoadDialect(s.ctx, sgm_str(needed[i]))))
       st = sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
                        "the MLIR context has no '%s' dialect registered (the rewrite needs arith, "
-                       "gpu, llvm, memref, nvvm, rocdl)",
+                       "bufferization, cf, gpu, llvm, memref, nvvm, rocdl)",
                        needed[i]);
   if (!st && !s.opts->analyze_only)
     st = sgm_kernels(&s, diag);
@@ -178,7 +183,7 @@ static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir
     st = sg_diag_set(diag, SG_ERR_CODEGEN, "the rewritten module does not verify: %s", why);
   }
   free(s.ops);
-  free(s.raised);
+  free(s.sites);
   return st;
 }
 

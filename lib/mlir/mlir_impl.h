@@ -6,12 +6,13 @@
  *   mlir.c     the public entry points (include/softgen/mlir.h): bounds the
  *              nesting, parses text, captures diagnostics, then runs the
  *              stages in this order on one sgm_state:
- *   raise.c      1. decomposed softmax (linalg.generic chains) -> linalg.softmax
- *   import.c     2. find and classify every linalg.softmax (report->ops)
+ *   recognize.c  1. find every linalg.softmax and every softmax / log-softmax
+ *                   chain frontends emit (s->sites); the module is untouched
+ *   import.c     2. classify every site (report->ops)
  *   kernels.c    3. one code object per distinct kernel, through the driver
  *                   (driver/driver.h, softgen/compile.h), and each op's launch
  *                   geometry (sgrt_launch_geometry, softgen/runtime.h)
- *   rewrite.c    4. gpu.binary + gpu.launch_func in place of each compiled op
+ *   rewrite.c    4. gpu.binary + gpu.launch_func in place of each compiled site
  *   diag.c     used by all of the above: MLIR diagnostics into sg_diag,
  *              locations as file:line:col, printer text into buffers
  *
@@ -55,10 +56,26 @@ void sgm_location_format(MlirLocation loc, const char *file, char *buf, size_t c
 
 /* ---- the state the stages share ---- */
 
+/* A softmax-family computation of the module (recognize.c). */
+#define SGM_MAX_CHAIN_OPS 64
+typedef struct sgm_site {
+  MlirOperation anchor;  /* the linalg.softmax, or a chain's last op (the launch goes there) */
+  int softmax_op;        /* 1: a linalg.softmax (x and y are its operands) */
+  int raised;            /* 1: a chain */
+  int log;               /* 1: log_softmax */
+  MlirValue x, y;        /* chains: the input and the result, tensors or buffers' roots */
+  MlirOperation x_ver;   /* chains on buffers: x's last write before the chain (null: none) */
+  int dim;               /* chains: the reduced dim */
+  int order;             /* the anchor's place in the module (a post-order walk of linalg ops) */
+  MlirOperation ops[SGM_MAX_CHAIN_OPS]; /* chains: their ops but the anchor, x's excluded */
+  int nops;
+} sgm_site;
+
 /* What the rewrite needs of one op beyond its sg_mlir_op (same index). */
 typedef struct sgm_op {
-  MlirOperation op;
-  MlirValue value[2];       /* the input and output memrefs */
+  MlirOperation op;          /* the anchor */
+  const sgm_site *site;
+  MlirValue value[2];       /* the input and output (memrefs, or tensors: x and the result) */
   int64_t stride[2];        /* their row strides, in elements */
   int64_t offset[2];        /* their static offsets, in elements */
   int64_t nstride[2];       /* inner layout (inner > 1): their strides along N */
@@ -73,20 +90,22 @@ typedef struct sgm_state {
   sgm_op *ops; /* report->nops of them */
   int cap;
   const char *file; /* name for locations without a file name (parsed text) */
-  MlirOperation *raised; /* the linalg.softmax ops raise.c made */
-  int nraised;
+  sgm_site *sites;  /* recognize.c's */
+  int nsites, cap_sites;
 } sgm_state;
 
 /* ---- the stages, in the order mlir.c runs them ---- */
 
-/* 1. raise.c: replaces each softmax decomposed into linalg.generic ops
- * (tensor form) by one linalg.softmax and records it in s->raised. */
-sg_status sgm_raise(sgm_state *s, sg_diag *diag);
+/* 1. recognize.c: fills s->sites with every linalg.softmax and every softmax
+ * or log-softmax chain of linalg ops (on tensors or buffers) of the module
+ * (unless opts->keep_decomposed); changes nothing. */
+sg_status sgm_recognize(sgm_state *s, sg_diag *diag);
 
-/* 2. import.c: walks the module and fills report->ops / s->ops with every
- * linalg.softmax, classified: status SG_OK when softgen can compile it, else
- * the reason. */
+/* 2. import.c: fills report->ops / s->ops with every site, classified:
+ * status SG_OK when softgen can compile it, else the reason. */
 sg_status sgm_import(sgm_state *s, sg_diag *diag);
+/* The identity-layout memref a tensor of type t becomes (import.c). */
+MlirType sgm_memref_of(MlirType t);
 
 /* 3. kernels.c: generates the kernels of every SG_OK op (report->kernels)
  * and fills its launch geometry; an op whose problem the plan rejects, or
@@ -98,9 +117,10 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag);
  * compiled op. */
 sg_status sgm_rewrite(sgm_state *s, sg_diag *diag);
 
-/* The built-in softmax template (kernels-templates/softmax.sgt, embedded at
- * build time by lib/mlir/CMakeLists.txt). */
+/* The built-in softmax and log_softmax templates (kernels-templates/ .sgt files,
+ * embedded at build time by lib/mlir/CMakeLists.txt). */
 extern const char sgm_softmax_sgt[];
+extern const char sgm_log_softmax_sgt[];
 
 static inline MlirStringRef sgm_str(const char *s) { return mlirStringRefCreateFromCString(s); }
 

@@ -59,43 +59,161 @@ static MlirValue constant(builder *b, MlirType t, int64_t v) {
   return emit(b, "arith.constant", 0, NULL, &t, 1, &a);
 }
 
-/* The tensor's address as !llvm.ptr: aligned pointer + static offset. */
-static MlirValue pointer(builder *b, MlirValue memref, int64_t offset_bytes) {
+/* cf.assert that pointer p (i64) is a multiple of `align` bytes, naming the op. */
+static void check_alignment(builder *b, MlirValue p, unsigned align, const char *what,
+                            const char *where) {
+  MlirValue ops[2] = {p, constant(b, b->i64, align)};
+  MlirValue rem = emit(b, "arith.remui", 2, ops, &b->i64, 0, NULL);
+  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
+  MlirValue cmp[2] = {rem, constant(b, b->i64, 0)};
+  MlirNamedAttribute pred = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 0)); /* eq */
+  MlirValue ok = emit(b, "arith.cmpi", 2, cmp, &i1, 1, &pred);
+  char msg[700];
+  snprintf(msg, sizeof msg, "softgen: the %s of the softmax at %s is not %u-byte aligned, as its "
+           "kernel needs", what, where, align);
+  MlirNamedAttribute m = named(b->ctx, "msg", mlirStringAttrGet(b->ctx, sgm_str(msg)));
+  emit(b, "cf.assert", 1, &ok, NULL, 1, &m);
+}
+
+/* Is memref v's base known to be aligned to `align` bytes (a memref.alloc
+ * with that alignment or more, a gpu.alloc)? */
+static int known_aligned(MlirValue v, unsigned align) {
+  MlirOperation p = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
+  if (mlirOperationIsNull(p))
+    return 0;
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(p));
+  if (mlirStringRefEqual(n, sgm_str("gpu.alloc")))
+    return 1; /* the drivers' allocations: 256 bytes */
+  MlirAttribute a = mlirOperationGetAttributeByName(p, sgm_str("alignment"));
+  return mlirStringRefEqual(n, sgm_str("memref.alloc")) && !mlirAttributeIsNull(a) &&
+         mlirAttributeIsAInteger(a) && mlirIntegerAttrGetValueInt(a) >= (int64_t)align &&
+         mlirIntegerAttrGetValueInt(a) % align == 0;
+}
+
+/* The tensor's address as an i64: aligned pointer + static offset. */
+static MlirValue address(builder *b, MlirValue memref, int64_t offset_bytes) {
   MlirValue v = emit(b, "memref.extract_aligned_pointer_as_index", 1, &memref, &b->index, 0, NULL);
   v = emit(b, "arith.index_cast", 1, &v, &b->i64, 0, NULL);
   if (offset_bytes) {
     MlirValue add[2] = {v, constant(b, b->i64, offset_bytes)};
     v = emit(b, "arith.addi", 2, add, &b->i64, 0, NULL);
   }
-  return emit(b, "llvm.inttoptr", 1, &v, &b->ptr, 0, NULL);
+  return v;
 }
 
-/* Emits the launch of kernel k for op i and erases the op. */
+/* Erases op, and then every op of the site's chain left without uses (tensor
+ * form), or the chain's ops and the buffers only they used (buffers). */
+static int unused(MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+    if (!mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, i))))
+      return 0;
+  return 1;
+}
+/* An op without effects on tensors, that may go once unused: tensor.empty,
+ * reshapes, constants and linalg ops whose operands are all tensors or
+ * scalars. */
+static int pure(MlirOperation op) {
+  MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
+  if (mlirStringRefEqual(nm, sgm_str("tensor.empty")) ||
+      mlirStringRefEqual(nm, sgm_str("tensor.expand_shape")) ||
+      mlirStringRefEqual(nm, sgm_str("tensor.collapse_shape")) ||
+      mlirStringRefEqual(nm, sgm_str("arith.constant")))
+    return 1;
+  if (nm.length < 7 || memcmp(nm.data, "linalg.", 7) != 0 || mlirOperationGetNumResults(op) == 0)
+    return 0;
+  for (intptr_t q = 0; q < mlirOperationGetNumOperands(op); q++)
+    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(op, q))))
+      return 0;
+  return 1;
+}
+static void erase_dead(MlirOperation *ops, int n) {
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int k = 0; k < n; k++)
+      if (!mlirOperationIsNull(ops[k]) && unused(ops[k])) {
+        mlirOperationDestroy(ops[k]);
+        ops[k] = (MlirOperation){NULL};
+        changed = 1;
+      }
+  }
+}
+
+/* The buffers a chain on buffers wrote (its ops' outs, but y), with their
+ * allocs, views, fills and deallocs, once the chain's ops are gone. */
+static void erase_buffers(MlirValue *roots, int n) {
+  for (int i = 0; i < n; i++) {
+    MlirValue v = roots[i];
+    MlirOperation alloc = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
+    if (mlirOperationIsNull(alloc) ||
+        !mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(alloc)), sgm_str("memref.alloc")))
+      continue;
+    MlirOperation dead[16];
+    int nd = 0, other = 0;
+    for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+         u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation o = mlirOpOperandGetOwner(u);
+      MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(o));
+      int view = mlirStringRefEqual(nm, sgm_str("memref.expand_shape")) ||
+                 mlirStringRefEqual(nm, sgm_str("memref.collapse_shape"));
+      if ((view && unused(o)) || mlirStringRefEqual(nm, sgm_str("memref.dealloc")) ||
+          mlirStringRefEqual(nm, sgm_str("linalg.fill"))) {
+        if (nd < 16)
+          dead[nd++] = o;
+        else
+          other = 1;
+      } else {
+        other = 1;
+      }
+    }
+    if (other)
+      continue;
+    for (int k = 0; k < nd; k++)
+      mlirOperationDestroy(dead[k]);
+    mlirOperationDestroy(alloc);
+  }
+}
+
+/* Emits the launch of kernel k for op i in place of its site. */
+#define MAX_GONE (4 * (SGM_MAX_CHAIN_OPS + 1))
 static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
   const sg_mlir_op *r = &s->report->ops[i];
   const sgm_op *o = &s->ops[i];
+  const sgm_site *t = o->site;
   const sg_meta *m = &s->report->kernels[r->kernel].meta;
   b->block = mlirOperationGetBlock(o->op);
   b->before = o->op;
   b->loc = mlirOperationGetLocation(o->op);
+  MlirValue mem[2] = {o->value[0], o->value[1]}, result = {NULL};
+  if (r->tensor_form) { /* in: to_buffer; out: a device buffer, back as the result tensor */
+    MlirType tin = mlirValueGetType(o->value[0]), tout = mlirValueGetType(o->value[1]);
+    MlirType min = sgm_memref_of(tin), mout = sgm_memref_of(tout);
+    mem[0] = emit(b, "bufferization.to_buffer", 1, &o->value[0], &min, 0, NULL);
+    int32_t seg[3] = {0, 0, 0};
+    MlirNamedAttribute a = named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 3, seg));
+    mem[1] = emit(b, "gpu.alloc", 0, NULL, &mout, 1, &a);
+  }
   MlirValue one = constant(b, b->index, 1);
   MlirValue grid = constant(b, b->index, (int64_t)r->grid);
   MlirValue block = constant(b, b->index, r->block);
   MlirValue cluster = r->cluster > 1 ? constant(b, b->index, r->cluster) : one;
   MlirValue args[SG_META_MAX_ARGS];
-  unsigned es = sg_dtype_size(r->dtype);
   for (int a = 0; a < m->nargs; a++) {
-    int t = m->args[a].tensor, w = t >= 0 && m->tensors[t].is_output ? 1 : 0;
-    if (m->args[a].kind == SG_ARG_TENSOR)
-      args[a] = pointer(b, o->value[w], o->offset[w] * (int64_t)es);
-    else if (m->args[a].kind == SG_ARG_STRIDE)
+    int tn = m->args[a].tensor, w = tn >= 0 && m->tensors[tn].is_output ? 1 : 0;
+    unsigned es = sg_dtype_size(w ? r->out_dtype : r->dtype);
+    if (m->args[a].kind == SG_ARG_TENSOR) {
+      MlirValue p = address(b, mem[w], o->offset[w] * (int64_t)es);
+      if (m->vector_bytes > es && !known_aligned(mem[w], m->vector_bytes)) /* whole vectors */
+        check_alignment(b, p, m->vector_bytes, w ? "output" : "input", r->location);
+      args[a] = emit(b, "llvm.inttoptr", 1, &p, &b->ptr, 0, NULL);
+    } else if (m->args[a].kind == SG_ARG_STRIDE) {
       args[a] = constant(b, b->i64, o->stride[w]);
-    else if (m->args[a].kind == SG_ARG_INNER)
+    } else if (m->args[a].kind == SG_ARG_INNER) {
       args[a] = constant(b, b->i64, r->inner);
-    else if (m->args[a].kind == SG_ARG_NSTRIDE)
+    } else if (m->args[a].kind == SG_ARG_NSTRIDE) {
       args[a] = constant(b, b->i64, o->nstride[w]);
-    else
+    } else {
       args[a] = constant(b, b->i64, r->m);
+    }
   }
   /* operands: async deps, grid xyz, block xyz, cluster xyz?, dynamic smem?,
    * kernel operands, async object? (gpu.launch_func's operandSegmentSizes) */
@@ -115,7 +233,68 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
       named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 13, seg)),
   };
   emit(b, "gpu.launch_func", n, ops, NULL, 2, attrs);
-  mlirOperationDestroy(o->op);
+  if (r->tensor_form) {
+    MlirType tout = mlirValueGetType(o->value[1]);
+    MlirNamedAttribute a[2] = {named(b->ctx, "restrict", mlirUnitAttrGet(b->ctx)),
+                               named(b->ctx, "writable", mlirUnitAttrGet(b->ctx))};
+    result = emit(b, "bufferization.to_tensor", 1, &mem[1], &tout, 2, a);
+    mlirValueReplaceAllUsesOfWith(o->value[1], result);
+  }
+  /* the site's ops go: the op itself, or the chain (on tensors, what is left
+   * without uses; on buffers, all of it and the buffers only it used) */
+  MlirOperation gone[MAX_GONE];
+  int ng = 0;
+  gone[ng++] = o->op;
+  for (int k = 0; t->raised && k < t->nops; k++)
+    gone[ng++] = t->ops[k];
+  if (r->tensor_form) { /* with the pure producers they leave unused (inits, fills, constants) */
+    for (int k = 0; k < ng; k++)
+      for (intptr_t q = 0; q < mlirOperationGetNumOperands(gone[k]) && ng < MAX_GONE; q++) {
+        MlirValue v = mlirOperationGetOperand(gone[k], q);
+        MlirOperation p = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
+        int seen = mlirOperationIsNull(p) || !pure(p);
+        for (int z = 0; z < ng && !seen; z++)
+          seen = mlirOperationEqual(gone[z], p);
+        if (!seen)
+          gone[ng++] = p;
+      }
+    erase_dead(gone, ng);
+    return;
+  }
+  MlirValue roots[4 * (SGM_MAX_CHAIN_OPS + 1)];
+  int nr = 0;
+  for (int k = 0; k < ng; k++) { /* what the ops wrote, before they go */
+    MlirOperation op = gone[k];
+    MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
+    if (nm.length < 7 || memcmp(nm.data, "linalg.", 7) != 0)
+      continue;
+    for (intptr_t q = 0; q < mlirOperationGetNumOperands(op) && nr < 4 * (SGM_MAX_CHAIN_OPS + 1); q++) {
+      MlirValue v = mlirOperationGetOperand(op, q);
+      MlirOperation p = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
+      while (!mlirOperationIsNull(p) &&
+             (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(p)), sgm_str("memref.expand_shape")) ||
+              mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(p)), sgm_str("memref.collapse_shape")))) {
+        v = mlirOperationGetOperand(p, 0);
+        p = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
+      }
+      int seen = mlirValueEqual(v, o->value[1]) || mlirValueEqual(v, o->value[0]);
+      for (int q2 = 0; q2 < nr && !seen; q2++)
+        seen = mlirValueEqual(roots[q2], v);
+      if (mlirTypeIsAMemRef(mlirValueGetType(v)) && !seen)
+        roots[nr++] = v;
+    }
+  }
+  for (int k = 0; k < ng; k++) /* users (later ops) before producers */
+    for (int q = k + 1; q < ng; q++)
+      if (mlirOperationIsBeforeInBlock(gone[k], gone[q])) {
+        MlirOperation x = gone[k];
+        gone[k] = gone[q];
+        gone[q] = x;
+      }
+  for (int k = 0; k < ng; k++)
+    if (unused(gone[k]))
+      mlirOperationDestroy(gone[k]);
+  erase_buffers(roots, nr);
 }
 
 /* #nvvm.target<chip = "sm_90"> or #rocdl.target<chip = "gfx942">. */
@@ -124,6 +303,61 @@ static MlirAttribute target_attr(MlirContext ctx, const sg_meta *m) {
   snprintf(text, sizeof text, "#%s.target<chip = \"%s\">",
            strcmp(m->target, "amdgpu") == 0 ? "rocdl" : "nvvm", m->arch);
   return mlirAttributeParseGet(ctx, sgm_str(text));
+}
+
+/* The closest builtin.module around op. */
+static MlirOperation module_of(MlirOperation op) {
+  for (MlirOperation p = mlirOperationGetParentOperation(op); !mlirOperationIsNull(p);
+       p = mlirOperationGetParentOperation(p))
+    if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(p)), sgm_str("builtin.module")))
+      return p;
+  return (MlirOperation){NULL};
+}
+
+/* One kernel's gpu.binary in one module, and the references to it. */
+typedef struct placed {
+  int kernel;
+  MlirOperation module, binary;
+  MlirAttribute ref, few_refs[SG_META_MAX_VARIANTS];
+} placed;
+
+/* Creates kernel k's gpu.binary in module mod (after `after`, else at the
+ * start of its body, under a name no symbol there has) and fills p's
+ * references; returns the binary. */
+static MlirOperation place_binary(MlirContext ctx, const sg_mlir_kernel *kr, MlirAttribute object,
+                                  MlirAttribute handler, MlirOperation mod, MlirOperation after,
+                                  placed *p) {
+  MlirSymbolTable symbols = mlirSymbolTableCreate(mod);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
+  MlirOperation first = mlirBlockGetFirstOperation(body);
+  char name[160];
+  snprintf(name, sizeof name, "%s", kr->name);
+  for (int n = 1; !mlirOperationIsNull(mlirSymbolTableLookup(symbols, sgm_str(name))); n++)
+    snprintf(name, sizeof name, "%s_%d", kr->name, n); /* a symbol of the module has it */
+  MlirAttribute leaf = mlirFlatSymbolRefAttrGet(ctx, sgm_str(kr->name));
+  p->ref = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &leaf);
+  for (int i = 0; i < kr->meta.nvariants; i++) {
+    MlirAttribute few = mlirFlatSymbolRefAttrGet(ctx, sgm_str(kr->meta.variants[i].kernel));
+    p->few_refs[i] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &few);
+  }
+  MlirNamedAttribute attrs[3] = {
+      named(ctx, "sym_name", mlirStringAttrGet(ctx, sgm_str(name))),
+      named(ctx, "objects", mlirArrayAttrGet(ctx, 1, &object)),
+      named(ctx, "offloadingHandler", handler), /* the op's default; its printer needs it */
+  };
+  MlirOperationState st = mlirOperationStateGet(sgm_str("gpu.binary"), mlirOperationGetLocation(mod));
+  mlirOperationStateAddAttributes(&st, 3, attrs);
+  MlirOperation op = mlirOperationCreate(&st);
+  if (!mlirOperationIsNull(after))
+    mlirBlockInsertOwnedOperationAfter(body, after, op);
+  else if (mlirOperationIsNull(first))
+    mlirBlockAppendOwnedOperation(body, op);
+  else
+    mlirBlockInsertOwnedOperationBefore(body, first, op);
+  mlirSymbolTableInsert(symbols, op);
+  mlirSymbolTableDestroy(symbols);
+  mlirOperationSetAttributeByName(mod, sgm_str("gpu.container_module"), mlirUnitAttrGet(ctx));
+  return op;
 }
 
 sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
@@ -137,69 +371,71 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
     return sg_diag_set(diag, SG_ERR_CODEGEN, "the LLVM dialect is not loaded in this context");
   if (rep->nkernels == 0)
     return SG_OK;
-  MlirAttribute *binaries =
-      calloc((size_t)rep->nkernels, (2 + SG_META_MAX_VARIANTS) * sizeof *binaries);
-  if (!binaries)
+  MlirAttribute *objects = calloc((size_t)rep->nkernels, sizeof *objects);
+  placed *pl = calloc((size_t)rep->nops, sizeof *pl);
+  if (!objects || !pl) {
+    free(objects);
+    free(pl);
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-  /* @binary::@kernel, and @binary::@variant for the few-rows entry points
-   * (few_refs[k * SG_META_MAX_VARIANTS + i] for kernel k's variant i) */
-  MlirAttribute *refs = binaries + rep->nkernels, *few_refs = refs + rep->nkernels;
+  }
   MlirAttribute handler = mlirAttributeParseGet(ctx, sgm_str("#gpu.select_object"));
   for (int k = 0; k < rep->nkernels; k++) {
     const sg_mlir_kernel *kr = &rep->kernels[k];
     MlirAttribute target = target_attr(ctx, &kr->meta);
     if (mlirAttributeIsNull(target) || mlirAttributeIsNull(handler)) {
-      free(binaries);
+      free(objects);
+      free(pl);
       return sg_diag_set(diag, SG_ERR_CODEGEN, "cannot build the gpu target attribute of %s",
                          kr->name);
     }
     MlirStringRef bytes = {kr->object.data, kr->object.size};
-    binaries[k] = mlirGPUObjectAttrGet(ctx, target, kr->assembly ? SGM_GPU_ASSEMBLY : SGM_GPU_BINARY,
-                                       bytes, (MlirAttribute){NULL});
+    objects[k] = mlirGPUObjectAttrGet(ctx, target, kr->assembly ? SGM_GPU_ASSEMBLY : SGM_GPU_BINARY,
+                                      bytes, (MlirAttribute){NULL});
   }
-  /* the changes: binaries first (in kernel order), then the launches */
-  MlirOperation modop = mlirModuleGetOperation(s->module);
-  MlirSymbolTable symbols = mlirSymbolTableCreate(modop);
-  MlirBlock body = mlirModuleGetBody(s->module);
-  MlirOperation first = mlirBlockGetFirstOperation(body);
-  for (int k = 0; k < rep->nkernels; k++) {
-    const char *kname = rep->kernels[k].name;
-    char name[160];
-    snprintf(name, sizeof name, "%s", kname);
-    for (int n = 1; !mlirOperationIsNull(mlirSymbolTableLookup(symbols, sgm_str(name))); n++)
-      snprintf(name, sizeof name, "%s_%d", kname, n); /* a symbol of the module has it */
-    MlirAttribute leaf = mlirFlatSymbolRefAttrGet(ctx, sgm_str(kname));
-    refs[k] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &leaf);
-    for (int i = 0; i < rep->kernels[k].meta.nvariants; i++) {
-      MlirAttribute few =
-          mlirFlatSymbolRefAttrGet(ctx, sgm_str(rep->kernels[k].meta.variants[i].kernel));
-      few_refs[k * SG_META_MAX_VARIANTS + i] = mlirSymbolRefAttrGet(ctx, sgm_str(name), 1, &few);
-    }
-    MlirNamedAttribute attrs[3] = {
-        named(ctx, "sym_name", mlirStringAttrGet(ctx, sgm_str(name))),
-        named(ctx, "objects", mlirArrayAttrGet(ctx, 1, &binaries[k])),
-        named(ctx, "offloadingHandler", handler), /* the op's default; its printer needs it */
-    };
-    MlirOperationState st = mlirOperationStateGet(sgm_str("gpu.binary"), mlirOperationGetLocation(modop));
-    mlirOperationStateAddAttributes(&st, 3, attrs);
-    MlirOperation op = mlirOperationCreate(&st);
-    if (mlirOperationIsNull(first))
-      mlirBlockAppendOwnedOperation(body, op);
-    else
-      mlirBlockInsertOwnedOperationBefore(body, first, op);
-    mlirSymbolTableInsert(symbols, op);
+  /* the changes: each kernel's binary in each module that launches it (the
+   * closest around the op: a nested module is its own symbol table), in
+   * kernel order at the start of the module, then the launches */
+  int npl = 0;
+  int *at = calloc((size_t)rep->nops, sizeof *at); /* each op's placement */
+  if (!at) {
+    free(objects);
+    free(pl);
+    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   }
-  mlirSymbolTableDestroy(symbols);
-  mlirOperationSetAttributeByName(modop, sgm_str("gpu.container_module"), mlirUnitAttrGet(ctx));
   for (int i = 0; i < rep->nops; i++) {
     if (rep->ops[i].status != SG_OK || rep->ops[i].kernel < 0)
       continue;
-    int k = rep->ops[i].kernel;
+    MlirOperation mod = module_of(s->ops[i].op);
+    int j = 0;
+    while (j < npl && !(pl[j].kernel == rep->ops[i].kernel && mlirOperationEqual(pl[j].module, mod)))
+      j++;
+    if (j == npl)
+      pl[npl++] = (placed){.kernel = rep->ops[i].kernel, .module = mod};
+    at[i] = j;
+  }
+  for (int k = 0; k < rep->nkernels; k++)
+    for (int j = 0; j < npl; j++) {
+      if (pl[j].kernel != k)
+        continue;
+      MlirOperation last = {NULL}; /* the module's binaries placed before this one */
+      for (int q = 0; q < npl; q++)
+        if (q != j && pl[q].kernel < k && mlirOperationEqual(pl[q].module, pl[j].module) &&
+            !mlirOperationIsNull(pl[q].binary) &&
+            (mlirOperationIsNull(last) || mlirOperationIsBeforeInBlock(last, pl[q].binary)))
+          last = pl[q].binary;
+      pl[j].binary = place_binary(ctx, &rep->kernels[k], objects[k], handler, pl[j].module, last,
+                                  &pl[j]);
+    }
+  for (int i = 0; i < rep->nops; i++) {
+    if (rep->ops[i].status != SG_OK || rep->ops[i].kernel < 0)
+      continue;
     int f = rep->ops[i].few; /* 0: the kernel; v + 1: its variant v */
-    launch(&b, s, i, f ? few_refs[k * SG_META_MAX_VARIANTS + f - 1] : refs[k]);
+    launch(&b, s, i, f ? pl[at[i]].few_refs[f - 1] : pl[at[i]].ref);
     rep->ops[i].compiled = 1;
     rep->ncompiled++;
   }
-  free(binaries);
+  free(at);
+  free(objects);
+  free(pl);
   return SG_OK;
 }

@@ -24,13 +24,15 @@ static void check(int ok, const char *what) {
 static void put(MlirStringRef s, void *user) { fwrite(s.data, 1, s.length, (FILE *)user); }
 
 static const char *const src =
-    "func.func @f(%x: memref<64x256xf32>, %y: memref<64x256xf32>, %t: tensor<8x32xf16>) "
-    "-> tensor<8x32xf16> {\n"
+    "func.func @f(%x: memref<64x256xf32>, %y: memref<64x256xf32>, %t: tensor<8x32xf16>, "
+    "%u: tensor<?x32xf16>) -> (tensor<8x32xf16>, tensor<?x32xf16>) {\n"
     "  linalg.softmax dimension(1) ins(%x : memref<64x256xf32>) outs(%y : memref<64x256xf32>)\n"
     "  %e = tensor.empty() : tensor<8x32xf16>\n"
     "  %r = linalg.softmax dimension(1) ins(%t : tensor<8x32xf16>) outs(%e : tensor<8x32xf16>) "
     "-> tensor<8x32xf16>\n"
-    "  return %r : tensor<8x32xf16>\n"
+    "  %s = linalg.softmax dimension(1) ins(%u : tensor<?x32xf16>) outs(%u : tensor<?x32xf16>) "
+    "-> tensor<?x32xf16>\n"
+    "  return %r, %s : tensor<8x32xf16>, tensor<?x32xf16>\n"
     "}\n";
 
 /* Counts the ops named name in the module. */
@@ -64,21 +66,24 @@ int main(int argc, char **argv) {
   sg_mlir_options o = {.target = "nvptx", .arch = "sm_90", .format = SG_MLIR_FORMAT_ASSEMBLY};
   o.analyze_only = 1;
   check(sg_mlir_compile_module(m, &o, &r, &d) == SG_OK, "analyze_only succeeds");
-  check(r.nops == 2 && r.ncompiled == 0 && r.nkernels == 0, "analyze_only: 2 ops, none compiled");
-  check(r.nops == 2 && r.ops[0].status == SG_OK && r.ops[0].m == 64 && r.ops[0].n == 256 &&
+  check(r.nops == 3 && r.ncompiled == 0 && r.nkernels == 0, "analyze_only: 3 ops, none compiled");
+  check(r.nops == 3 && r.ops[0].status == SG_OK && r.ops[0].m == 64 && r.ops[0].n == 256 &&
             r.ops[0].dtype == SG_DTYPE_F32,
         "analyze_only: the memref op is 64 x 256 f32 and compilable");
-  check(r.nops == 2 && r.ops[1].tensor_form && r.ops[1].status == SG_ERR_UNSUPPORTED &&
-            strstr(r.ops[1].message, "--one-shot-bufferize") != NULL,
-        "analyze_only: the tensor op is reported with how to bufferize it");
-  check(count(m, "linalg.softmax") == 2, "analyze_only leaves the module untouched");
+  check(r.nops == 3 && r.ops[1].tensor_form && r.ops[1].status == SG_OK && r.ops[1].m == 8 &&
+            r.ops[1].n == 32 && r.ops[1].dtype == SG_DTYPE_F16,
+        "analyze_only: the tensor op is 8 x 32 f16 and compilable");
+  check(r.nops == 3 && r.ops[2].status == SG_ERR_UNSUPPORTED &&
+            strstr(r.ops[2].message, "dynamic dims") != NULL,
+        "analyze_only: the dynamic op is reported with why it is left");
+  check(count(m, "linalg.softmax") == 3, "analyze_only leaves the module untouched");
   sg_mlir_report_free(&r);
 
   o.analyze_only = 0;
   o.arch = "sm_12345";
   check(sg_mlir_compile_module(m, &o, &r, &d) != SG_OK && d.message[0],
         "an unknown arch is an error with a message");
-  check(count(m, "linalg.softmax") == 2 && count(m, "gpu.binary") == 0,
+  check(count(m, "linalg.softmax") == 3 && count(m, "gpu.binary") == 0,
         "after the error the module is unchanged");
   sg_mlir_report_free(&r);
 
@@ -87,17 +92,18 @@ int main(int argc, char **argv) {
   check(st == SG_OK, "compiles for sm_90");
   if (st)
     printf("# %s\n", d.message);
-  check(r.nops == 2 && r.ncompiled == 1 && r.nkernels == 1, "one op compiled, one kernel");
-  check(r.nkernels == 1 && strcmp(r.kernels[0].name, "softgen_softmax_f32_n256") == 0 &&
+  check(r.nops == 3 && r.ncompiled == 2 && r.nkernels == 2, "two ops compiled, two kernels");
+  check(r.nkernels == 2 && strcmp(r.kernels[0].name, "softgen_softmax_f32_n256") == 0 &&
             r.kernels[0].assembly && strcmp(r.kernels[0].ext, ".ptx") == 0 &&
             r.kernels[0].object.size > 0,
         "the kernel is softgen_softmax_f32_n256, embedded as PTX");
-  check(r.nops == 2 && r.ops[0].compiled && r.ops[0].kernel == 0 && r.ops[0].block > 0 &&
-            r.ops[0].grid > 0,
-        "the compiled op has a kernel and a launch geometry");
-  check(count(m, "linalg.softmax") == 1 && count(m, "gpu.binary") == 1 &&
-            count(m, "gpu.launch_func") == 1,
-        "the module holds 1 gpu.binary, 1 launch, the tensor softmax");
+  check(r.nops == 3 && r.ops[0].compiled && r.ops[0].kernel == 0 && r.ops[0].block > 0 &&
+            r.ops[0].grid > 0 && r.ops[1].compiled && r.ops[1].kernel == 1 && !r.ops[2].compiled,
+        "the compiled ops have a kernel and a launch geometry");
+  check(count(m, "linalg.softmax") == 1 && count(m, "gpu.binary") == 2 &&
+            count(m, "gpu.launch_func") == 2 && count(m, "bufferization.to_tensor") == 1 &&
+            count(m, "tensor.empty") == 0,
+        "the module holds 2 gpu.binary, 2 launches, the dynamic softmax; no tensor.empty");
   check(mlirOperationVerify(mlirModuleGetOperation(m)), "the module verifies");
   sg_mlir_report_free(&r);
 
@@ -152,7 +158,7 @@ int main(int argc, char **argv) {
     len += (size_t)snprintf(text + len, cap - len, "%s", src);
     MlirModule wide = mlirModuleCreateParse(ctx, mlirStringRefCreate(text, len));
     st = mlirModuleIsNull(wide) ? SG_ERR_PARSE : sg_mlir_compile_module(wide, &o, &r, &d);
-    check(st == SG_OK && r.nops == 2 && r.ncompiled == 1,
+    check(st == SG_OK && r.nops == 3 && r.ncompiled == 2,
           "modules nested 256 deep beside a softmax: walked, the softmax compiled");
     if (st)
       printf("# %s\n", d.message);
@@ -171,7 +177,7 @@ int main(int argc, char **argv) {
     unsigned stores = 0, hits = 0;
     for (int i = 0; i < 2; i++) {
       st = sg_mlir_compile_text("cache.mlir", src, strlen(src), &co, NULL, &r, &d);
-      if (st == SG_OK && r.nkernels == 1) {
+      if (st == SG_OK && r.nkernels == 2) {
         stores += r.kernels[0].stats.cache_stores;
         hits += r.kernels[0].stats.cache_hits;
       }
@@ -187,7 +193,7 @@ int main(int argc, char **argv) {
     co.softmax = t;
     if (!st)
       st = sg_mlir_compile_text("cache.mlir", src, strlen(src), &co, NULL, &r, &d);
-    check(st == SG_OK && r.nkernels == 1 &&
+    check(st == SG_OK && r.nkernels == 2 &&
               strcmp(r.kernels[0].name, "softgen_mysoftmax_f32_n256") == 0 &&
               r.kernels[0].stats.cache_dir[0] == '\0' && r.kernels[0].stats.ms_parse < 0,
           "a parsed template: its kernel, uncached");

@@ -1,44 +1,38 @@
 // Softmax decomposed into linalg.generic ops (max -> sub -> exp -> sum -> div,
-// as frontends and MLIR's decompose_interface emit it) is raised back to one
-// linalg.softmax: the fused sub+exp form with maxnumf and reduced maps, and
-// the separate sub / exp form with maximumf, -inf and keep-dim maps (d0, 0).
-// A chain whose intermediate is used elsewhere stays as it is. Raised
-// tensor-form ops then follow the tensor rule: bufferized, they compile.
+// as frontends and MLIR's decompose_interface emit it) is recognised
+// (lib/mlir/recognize.c) and compiled in one run, on tensors: the fused
+// sub+exp form with maxnumf and reduced maps, and the separate sub / exp form
+// with maximumf, -inf and keep-dim maps (d0, 0). The chain's ops go. A chain
+// whose intermediate is used elsewhere stays as it is.
 // RUN: rm -rf %t && mkdir %t
-// RUN: %softgen %s --emit asm -o %t/raised.mlir 2>%t.err
-// RUN: FileCheck %s < %t/raised.mlir
-// RUN: FileCheck --check-prefix=WARN %s < %t.err
-// RUN: %mlir-opt %t/raised.mlir > /dev/null
-// RUN: %mlir-opt %t/raised.mlir --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -o %t/buf.mlir
-// RUN: %softgen %t/buf.mlir --emit asm -o - | FileCheck --check-prefix=BUF %s
-// RUN: %softgen %t/buf.mlir --emit asm -o - | %mlir-opt > /dev/null
-// RUN: %softgen %s --emit asm -o - -v 2>&1 >/dev/null | FileCheck --check-prefix=WARN %s
+// RUN: %softgen %s --emit asm -o %t/out.mlir -v 2>%t.err
+// RUN: FileCheck %s < %t/out.mlir
+// RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
+// RUN: %mlir-opt %t/out.mlir > /dev/null
 
-// WARN: decomposed.mlir:[[@LINE+52]]:8: linalg.softmax (raised from its decomposed form) left as it is: tensor operands: bufferize first
-// WARN: decomposed.mlir:[[@LINE+86]]:8: linalg.softmax (raised from its decomposed form) left as it is: tensor operands: bufferize first
-// WARN-NOT: linalg.softmax
+// VERBOSE: decomposed.mlir:[[@LINE+50]]:8: softmax (a chain of linalg ops) 64x512 f32 -> softgen_softmax_f32_n512
+// VERBOSE: decomposed.mlir:[[@LINE+84]]:8: softmax (a chain of linalg ops) 8x1024 f16 -> softgen_softmax_f16_n1024
+// VERBOSE-NOT: softmax
 
+// CHECK: gpu.binary @softgen_softmax_f32_n512
+// CHECK: gpu.binary @softgen_softmax_f16_n1024
 // CHECK-LABEL: func.func @fused(
-// CHECK: %[[R:.+]] = linalg.softmax dimension(1) ins(%arg0 : tensor<64x512xf32>) outs(%{{.+}} : tensor<64x512xf32>) -> tensor<64x512xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: bufferization.to_buffer %arg0 : tensor<64x512xf32> to memref<64x512xf32>
+// CHECK: gpu.launch_func @softgen_softmax_f32_n512::@softgen_softmax_f32_n512
+// CHECK-NEXT: %[[R:.+]] = bufferization.to_tensor
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[R]]
 // CHECK-LABEL: func.func @separate(
-// CHECK: %[[R:.+]] = linalg.softmax dimension(1) ins(%arg0 : tensor<8x1024xf16>) outs(%{{.+}} : tensor<8x1024xf16>) -> tensor<8x1024xf16>
+// CHECK-NOT: linalg.generic
+// CHECK: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024
+// CHECK-NEXT: %[[R:.+]] = bufferization.to_tensor
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[R]]
 // CHECK-LABEL: func.func @shared(
-// CHECK-NOT: linalg.softmax
+// CHECK-NOT: gpu.launch_func
 // CHECK-COUNT-4: linalg.generic
-// CHECK-NOT: linalg.softmax
-
-// BUF: gpu.binary @softgen_softmax_f32_n512
-// BUF: gpu.binary @softgen_softmax_f16_n1024
-// BUF-LABEL: func.func @fused(
-// BUF: gpu.launch_func @softgen_softmax_f32_n512::@softgen_softmax_f32_n512
-// BUF-LABEL: func.func @separate(
-// BUF: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024
-// BUF-LABEL: func.func @shared(
-// BUF-NOT: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>

@@ -29,10 +29,10 @@
 // META-NEXT: arg stride x
 // META-NEXT: arg stride y
 
-// VERBOSE: multi.mlir:[[@LINE+46]]:3: linalg.softmax 32x1024 f16 -> softgen_softmax_f16_n1024 (grid 4, block 256, cluster 1)
-// VERBOSE: multi.mlir:[[@LINE+46]]:3: linalg.softmax 100x1000 bf16 -> softgen_softmax_bf16_n1000 (grid 7, block 256, cluster 1)
-// VERBOSE: multi.mlir:[[@LINE+46]]:3: linalg.softmax 3x1024 f16 -> softgen_softmax_f16_n1024 (grid 1, block 256, cluster 1)
-// VERBOSE: multi.mlir:[[@LINE+50]]:3: linalg.softmax 1000x64 f32 -> softgen_softmax_f32_n64 (grid 63, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+55]]:3: linalg.softmax 32x1024 f16 -> softgen_softmax_f16_n1024 (grid 4, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+55]]:3: linalg.softmax 100x1000 bf16 -> softgen_softmax_bf16_n1000 (grid 7, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+55]]:3: linalg.softmax 3x1024 f16 -> softgen_softmax_f16_n1024 (grid 1, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+59]]:3: linalg.softmax 1000x64 f32 -> softgen_softmax_f32_n64 (grid 63, block 256, cluster 1)
 
 // CHECK-LABEL: module attributes {gpu.container_module} {
 // CHECK-NEXT: gpu.binary @softgen_softmax_f16_n1024 [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "{{.*}}.entry softgen_softmax_f16_n1024
@@ -47,9 +47,18 @@
 // CHECK-NEXT: %[[B:.+]] = arith.constant 256 : index
 // CHECK-NEXT: %[[XI:.+]] = memref.extract_aligned_pointer_as_index %arg0 : memref<4x8x1024xf16> -> index
 // CHECK-NEXT: %[[XL:.+]] = arith.index_cast %[[XI]] : index to i64
+// the base's 16-byte alignment, which the kernel's vectors need, asserted
+// (the arguments come from outside: nothing says it)
+// CHECK-NEXT: %[[A16:.+]] = arith.constant 16 : i64
+// CHECK-NEXT: %[[REM:.+]] = arith.remui %[[XL]], %[[A16]] : i64
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[OK:.+]] = arith.cmpi eq, %[[REM]], %[[ZERO]] : i64
+// CHECK-NEXT: cf.assert %[[OK]], "softgen: the input of the softmax at {{.*}}multi.mlir:{{[0-9]+}}:3 is not 16-byte aligned, as its kernel needs"
 // CHECK-NEXT: %[[X:.+]] = llvm.inttoptr %[[XL]] : i64 to !llvm.ptr
 // CHECK-NEXT: %[[YI:.+]] = memref.extract_aligned_pointer_as_index %arg1 : memref<4x8x1024xf16> -> index
 // CHECK-NEXT: %[[YL:.+]] = arith.index_cast %[[YI]] : index to i64
+// CHECK-COUNT-4: arith.
+// CHECK-NEXT: cf.assert {{.*}}"softgen: the output of the softmax at
 // CHECK-NEXT: %[[Y:.+]] = llvm.inttoptr %[[YL]] : i64 to !llvm.ptr
 // CHECK-NEXT: %[[M:.+]] = arith.constant 32 : i64
 // CHECK-NEXT: %[[SX:.+]] = arith.constant 1024 : i64

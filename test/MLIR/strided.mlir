@@ -9,9 +9,14 @@
 // CHECK-NEXT: %[[XL:.+]] = arith.index_cast %[[XI]] : index to i64
 // CHECK-NEXT: %[[OFF:.+]] = arith.constant 256 : i64
 // CHECK-NEXT: %[[XA:.+]] = arith.addi %[[XL]], %[[OFF]] : i64
+// the alignment the kernel needs is asserted on the address it gets (offset included)
+// CHECK-NEXT: %[[A16:.+]] = arith.constant 16 : i64
+// CHECK-NEXT: arith.remui %[[XA]], %[[A16]] : i64
+// CHECK: cf.assert
 // CHECK-NEXT: %[[X:.+]] = llvm.inttoptr %[[XA]] : i64 to !llvm.ptr
 // CHECK: %[[YI:.+]] = memref.extract_aligned_pointer_as_index %arg1
 // CHECK-NEXT: %[[YL:.+]] = arith.index_cast %[[YI]] : index to i64
+// CHECK: cf.assert
 // CHECK-NEXT: %[[Y:.+]] = llvm.inttoptr %[[YL]] : i64 to !llvm.ptr
 // CHECK-NEXT: %[[M:.+]] = arith.constant 16 : i64
 // CHECK-NEXT: %[[SX:.+]] = arith.constant 2048 : i64

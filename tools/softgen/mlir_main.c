@@ -33,22 +33,32 @@ static void module_path(const sg_cli_mlir_job *j, char *out, size_t cap) {
   snprintf(out, cap, "%s/%.*s.gpu.mlir", j->out_dir, (int)n, base);
 }
 
+/* What the report calls op: "linalg.softmax", or "log_softmax (a chain of linalg ops)". */
+static void op_name(const sg_mlir_op *op, char *buf, size_t cap) {
+  if (op->raised)
+    snprintf(buf, cap, "%s (a chain of linalg ops)", op->template_name);
+  else
+    snprintf(buf, cap, "linalg.softmax");
+}
+
 static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
+  char name[80];
   for (int i = 0; i < r->nops; i++) {
     const sg_mlir_op *op = &r->ops[i];
+    op_name(op, name, sizeof name);
     if (!op->compiled)
-      fprintf(stderr, "softgen: warning: %s: linalg.softmax%s left as it is: %s\n", op->location,
-              op->raised ? " (raised from its decomposed form)" : "", op->message);
+      fprintf(stderr, "softgen: warning: %s: %s left as it is: %s\n", op->location, name,
+              op->message);
     else if (j->verbose)
-      fprintf(stderr,
-              "softgen: %s: linalg.softmax%s %lldx%lld %s -> %s (grid %llu, block %u, cluster %u)\n",
-              op->location, op->raised ? " (raised)" : "", (long long)op->m, (long long)op->n, sg_dtype_name(op->dtype),
+      fprintf(stderr, "softgen: %s: %s %lldx%lld %s -> %s (grid %llu, block %u, cluster %u)\n",
+              op->location, name, (long long)op->m, (long long)op->n, sg_dtype_name(op->dtype),
               op->few ? r->kernels[op->kernel].meta.variants[op->few - 1].kernel
                       : r->kernels[op->kernel].name,
               (unsigned long long)op->grid, op->block, op->cluster);
   }
   if (r->nops == 0)
-    fprintf(stderr, "softgen: warning: %s: no linalg.softmax in the module\n", j->input);
+    fprintf(stderr, "softgen: warning: %s: no softmax in the module (no linalg.softmax, no "
+            "softmax or log-softmax chain of linalg ops)\n", j->input);
   for (int k = 0; k < r->nkernels && j->verbose; k++) { /* the driver's cache, when on */
     const sg_compile_stats *st = &r->kernels[k].stats;
     if (st->cache_dir[0])

@@ -1,0 +1,65 @@
+// torch-mlir torch_mlir.fx.export_and_import(..., output_type='linalg-on-tensors'), torch 2.15.0+cu132
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+#map2 = affine_map<(d0, d1) -> (d0, 0)>
+module {
+  func.func @log_softmax_f16(%arg0: tensor<4x1000xf16>) -> tensor<4x1000xf16> {
+    %c0_i64 = arith.constant 0 : i64
+    %cst = arith.constant 0xFF800000 : f32
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<4x1000xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<4x1000xf16>) outs(%0 : tensor<4x1000xf32>) {
+    ^bb0(%in: f16, %out: f32):
+      %16 = arith.extf %in : f16 to f32
+      linalg.yield %16 : f32
+    } -> tensor<4x1000xf32>
+    %2 = tensor.empty() : tensor<4xi64>
+    %3 = linalg.fill ins(%c0_i64 : i64) outs(%2 : tensor<4xi64>) -> tensor<4xi64>
+    %4 = tensor.empty() : tensor<4xf32>
+    %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<4xf32>) -> tensor<4xf32>
+    %6:2 = linalg.generic {indexing_maps = [#map, #map1, #map1], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<4x1000xf32>) outs(%5, %3 : tensor<4xf32>, tensor<4xi64>) {
+    ^bb0(%in: f32, %out: f32, %out_1: i64):
+      %16 = linalg.index 1 : index
+      %17 = arith.index_cast %16 : index to i64
+      %18 = arith.maximumf %in, %out : f32
+      %19 = arith.cmpf ogt, %in, %out : f32
+      %20 = arith.select %19, %17, %out_1 : i64
+      linalg.yield %18, %20 : f32, i64
+    } -> (tensor<4xf32>, tensor<4xi64>)
+    %expanded = tensor.expand_shape %6#0 [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+    %7 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel"]} ins(%1, %expanded : tensor<4x1000xf32>, tensor<4x1xf32>) outs(%0 : tensor<4x1000xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %16 = arith.subf %in, %in_1 : f32
+      linalg.yield %16 : f32
+    } -> tensor<4x1000xf32>
+    %8 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%7 : tensor<4x1000xf32>) outs(%0 : tensor<4x1000xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %16 = math.exp %in : f32
+      linalg.yield %16 : f32
+    } -> tensor<4x1000xf32>
+    %9 = tensor.empty() : tensor<4x1xf32>
+    %10 = linalg.fill ins(%cst_0 : f32) outs(%9 : tensor<4x1xf32>) -> tensor<4x1xf32>
+    %11 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["parallel", "reduction"]} ins(%8 : tensor<4x1000xf32>) outs(%10 : tensor<4x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %16 = arith.addf %in, %out : f32
+      linalg.yield %16 : f32
+    } -> tensor<4x1xf32>
+    %12 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%11 : tensor<4x1xf32>) outs(%9 : tensor<4x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %16 = math.log %in : f32
+      linalg.yield %16 : f32
+    } -> tensor<4x1xf32>
+    %13 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel"]} ins(%7, %12 : tensor<4x1000xf32>, tensor<4x1xf32>) outs(%0 : tensor<4x1000xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %16 = arith.subf %in, %in_1 : f32
+      linalg.yield %16 : f32
+    } -> tensor<4x1000xf32>
+    %14 = tensor.empty() : tensor<4x1000xf16>
+    %15 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%13 : tensor<4x1000xf32>) outs(%14 : tensor<4x1000xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %16 = arith.truncf %in : f32 to f16
+      linalg.yield %16 : f16
+    } -> tensor<4x1000xf16>
+    return %15 : tensor<4x1000xf16>
+  }
+}
