@@ -44,6 +44,8 @@ config.substitutions.append(("%fake_hip", config.fake_hip))
 config.substitutions.append(("%ptxas", config.ptxas or "ptxas-not-found"))
 # MLIR front end (test/MLIR): "mlir" when lib/mlir was built (below); %mlir-opt verifies outputs.
 config.substitutions.append(("%mlir-opt", config.mlir_opt or "mlir-opt-not-found"))
+# the pass plugin (lib/mlir/plugin.cpp) that mlir-opt --load-pass-plugin loads
+config.substitutions.append(("%mlir-plugin", os.path.join(config.softgen_obj_root, "softgen-mlir-plugin.so")))
 
 # The host target's tests that pin an --arch need the machine's architecture.
 import platform

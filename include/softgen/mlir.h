@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
 #include "softgen/api.h"
 #include "softgen/codegen.h"
 #include "softgen/compile.h"
@@ -86,6 +87,7 @@ typedef struct sg_mlir_options {
  * order found. */
 typedef struct sg_mlir_op {
   char location[512]; /* "file:line:col" of the op (or MLIR's own location text) */
+  MlirLocation loc;   /* the op's location itself (owned by the module's context) */
   int compiled;       /* 1: replaced by a gpu.launch_func of kernels[kernel] */
   sg_status status;   /* SG_OK when compiled (or compilable, with analyze_only) */
   char message[512];  /* why it was left alone; empty otherwise */
@@ -150,6 +152,22 @@ SG_API sg_status sg_mlir_compile_text(const char *name, const char *text, size_t
 
 /* Releases what a report holds and zeroes it. report may be NULL. */
 SG_API void sg_mlir_report_free(sg_mlir_report *report);
+
+/* softgen as an MLIR pass, through the C API (mlirCreateExternalPass), for a
+ * pass manager on builtin.module:
+ *
+ *   MlirPassManager pm = mlirPassManagerCreate(ctx);
+ *   mlirPassManagerAddOwnedPass(pm, sg_mlir_create_pass(&o));
+ *   mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
+ *
+ * The pass runs sg_mlir_compile_module on the module with a copy of *opts
+ * (its strings copied; the template and constraints objects, if any, must
+ * outlive the pass), declares the dialects the rewrite creates, and fails
+ * with an error at the module's location (MLIR's diagnostics) when the
+ * compile fails. Ops left as they are are not errors. opts may be NULL (the
+ * defaults). Returns a null pass when out of memory. mlir-opt takes the same
+ * pass from the plugin lib/mlir/plugin.cpp builds: softgen-lower-softmax. */
+SG_API MlirPass sg_mlir_create_pass(const sg_mlir_options *opts);
 
 #ifdef __cplusplus
 }

@@ -203,6 +203,7 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
   r->raised = t->raised;
   snprintf(r->template_name, sizeof r->template_name, "%s", t->log ? "log_softmax" : "softmax");
   sgm_location_format(mlirOperationGetLocation(op), s->file, r->location, sizeof r->location);
+  r->loc = mlirOperationGetLocation(op);
   o->op = op;
   o->site = t;
   int64_t d;

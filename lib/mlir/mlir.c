@@ -29,10 +29,10 @@
  *   parameters. The caller guarantees the base alignment (vector_bytes, at
  *   most 16 bytes); static strides and offsets are checked here.
  * - What softgen cannot take stays in the module, reported with its location
- *   and reason (never dropped): tensor operands (bufferize first), dynamic
- *   shapes, other dtypes, a reduced dim with non-unit dims inside it (softgen's
- *   kernels reduce contiguous rows), layouts whose rows do not collapse to one
- *   stride, problems the plan rejects.
+ *   and reason (never dropped): dynamic shapes, other dtypes, a reduced dim
+ *   with non-unit dims inside it that are not contiguous, layouts whose rows
+ *   do not collapse to one stride, ops in device code, problems the plan
+ *   rejects.
  * - All or nothing on errors: the kernels are generated and every attribute
  *   built before the module is touched; a hard error (ptxas failing, LLVM)
  *   leaves the module unchanged. The rewritten module is verified.

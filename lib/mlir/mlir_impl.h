@@ -15,6 +15,9 @@
  *   rewrite.c    4. gpu.binary + gpu.launch_func in place of each compiled site
  *   diag.c     used by all of the above: MLIR diagnostics into sg_diag,
  *              locations as file:line:col, printer text into buffers
+ *   pass.c     above mlir.c: the entry point as an MLIR pass of the C API
+ *              (sg_mlir_create_pass); plugin.cpp, the same for mlir-opt's
+ *              plugin interface (C++), built apart as softgen-mlir-plugin.so
  *
  * Each stage reads what the stages before it left in sgm_state (and its
  * report) and returns; only mlir.c sequences them. */

@@ -203,6 +203,36 @@ int main(int argc, char **argv) {
     sg_template_destroy(t);
   }
 
+  /* the pass through the C API: in a pass manager, on a fresh copy of src;
+   * its options are copied (the caller's arch buffer changes after); a
+   * failing compile fails the run and leaves the module as it was */
+  {
+    char arch[16] = "sm_90";
+    sg_mlir_options po = {.arch = arch, .format = SG_MLIR_FORMAT_ASSEMBLY};
+    MlirPass pass = sg_mlir_create_pass(&po);
+    strcpy(arch, "sm_12345");
+    MlirPass bad = sg_mlir_create_pass(&po);
+    check(pass.ptr && bad.ptr, "sg_mlir_create_pass makes passes");
+    MlirModule pm_mod = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(src));
+    MlirPassManager pm = mlirPassManagerCreate(ctx);
+    mlirPassManagerAddOwnedPass(pm, pass);
+    MlirLogicalResult res = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(pm_mod));
+    check(mlirLogicalResultIsSuccess(res) && count(pm_mod, "gpu.launch_func") == 2 &&
+              count(pm_mod, "linalg.softmax") == 1 && count(pm_mod, "gpu.binary") == 2,
+          "the pass in a pass manager: 2 launches, the dynamic softmax left");
+    mlirPassManagerDestroy(pm);
+    mlirModuleDestroy(pm_mod);
+    pm_mod = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(src));
+    pm = mlirPassManagerCreate(ctx);
+    mlirPassManagerAddOwnedPass(pm, bad);
+    res = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(pm_mod));
+    check(mlirLogicalResultIsFailure(res) && count(pm_mod, "linalg.softmax") == 3 &&
+              count(pm_mod, "gpu.binary") == 0,
+          "a failing compile fails the pass; the module is unchanged");
+    mlirPassManagerDestroy(pm);
+    mlirModuleDestroy(pm_mod);
+  }
+
   printf("%d passed, %d failed\n", passes, failures);
   mlirOperationPrint(mlirModuleGetOperation(m), put, stdout);
   printf("\n");

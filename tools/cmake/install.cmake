@@ -5,10 +5,14 @@
 #   cmake --install build --prefix PREFIX     installs (layout: GNUInstallDirs)
 #     bin/softgen softgen-run softgen-bench
 #     lib/libsoftgen.a  lib/libsoftgen_rt.so  lib/softgen/libsoftgen.so (for Python)
+#     lib/libsoftgen_mlir.so  lib/softgen/softgen-mlir-plugin.so (with MLIR: the front
+#                          end, and the pass plugin mlir-opt --load-pass-plugin loads)
 #     include/softgen/*.h
 #     lib/cmake/softgen/   softgenConfig.cmake, ...ConfigVersion.cmake, ...Targets.cmake
-#                          find_package(softgen) -> softgen::softgen, softgen::softgen_rt
-#     lib/pkgconfig/       softgen.pc (compiler + runtime), softgen-rt.pc (runtime only)
+#                          find_package(softgen) -> softgen::softgen, softgen::softgen_rt,
+#                          softgen::softgen_mlir (with MLIR), SOFTGEN_MLIR_PLUGIN
+#     lib/pkgconfig/       softgen.pc (compiler + runtime), softgen-rt.pc (runtime only),
+#                          softgen-mlir.pc (the MLIR front end)
 #     share/softgen/kernels-templates/*.sgt
 #     share/softgen/python/softgen/        (PYTHONPATH=PREFIX/share/softgen/python)
 #     share/man/man1/softgen.1
@@ -31,9 +35,12 @@ install(TARGETS softgen_rt EXPORT softgenTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS softgen-run softgen-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set(_sg_mlir_h_rule)
+if(NOT TARGET softgen_mlir_shared)
+  set(_sg_mlir_h_rule PATTERN "mlir.h" EXCLUDE) # no MLIR front end in this build
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/softgen
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h"
-  PATTERN "mlir.h" EXCLUDE) # its library (lib/mlir) is not installed yet
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" ${_sg_mlir_h_rule})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/softgen
   DESTINATION ${SOFTGEN_INSTALL_DATADIR}/python
   PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
@@ -82,7 +89,21 @@ if(TARGET softgen)
     _sg_rpath_dir(MLIR _sg_mlir_libdir)
     if(_sg_mlir_libdir)
       set_property(TARGET softgen-cli APPEND PROPERTY INSTALL_RPATH "${_sg_mlir_libdir}")
+      set(SOFTGEN_PC_MLIR_RPATH " -Wl,-rpath,${_sg_mlir_libdir}") # for softgen-mlir.pc
     endif()
+    # The MLIR front end: libsoftgen_mlir.so (finds libMLIR.so and libLLVM.so
+    # as the CLI does) and the plugin beside the private libsoftgen.so (finds
+    # libsoftgen_mlir.so one directory up).
+    set(SOFTGEN_HAS_MLIR ON)
+    set_target_properties(softgen_mlir_shared PROPERTIES
+      INSTALL_RPATH "${_sg_mlir_libdir};${_sg_llvm_libdir}")
+    set_target_properties(softgen_mlir_plugin PROPERTIES INSTALL_RPATH "$ORIGIN/..")
+    install(TARGETS softgen_mlir_shared EXPORT softgenTargets
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(TARGETS softgen_mlir_plugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/softgen)
+  else()
+    set(SOFTGEN_HAS_MLIR OFF)
   endif()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels-templates/
     DESTINATION ${SOFTGEN_INSTALL_DATADIR}/kernels-templates FILES_MATCHING PATTERN "*.sgt")
@@ -115,7 +136,7 @@ install(EXPORT softgenTargets NAMESPACE softgen::
 configure_package_config_file(${PROJECT_SOURCE_DIR}/tools/cmake/softgenConfig.cmake.in
   ${PROJECT_BINARY_DIR}/softgenConfig.cmake
   INSTALL_DESTINATION ${SOFTGEN_INSTALL_CMAKEDIR}
-  PATH_VARS CMAKE_INSTALL_INCLUDEDIR SOFTGEN_INSTALL_DATADIR)
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR SOFTGEN_INSTALL_DATADIR CMAKE_INSTALL_LIBDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/softgenConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/softgenConfig.cmake
@@ -139,6 +160,12 @@ if(SOFTGEN_HAS_COMPILER)
   # libsoftgen.a needs LLVM 22's shared library (Debian: libLLVM.so in llvm-22-dev).
   configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/softgen.pc.in ${PROJECT_BINARY_DIR}/softgen.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/softgen.pc DESTINATION ${_sg_pcdir})
+endif()
+if(SOFTGEN_HAS_MLIR)
+  # libsoftgen_mlir.so's header includes MLIR's C API headers (libmlir-22-dev).
+  string(REPLACE ";" " -I" SOFTGEN_PC_MLIR_CFLAGS "-I${MLIR_INCLUDE_DIRS}")
+  configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/softgen-mlir.pc.in ${PROJECT_BINARY_DIR}/softgen-mlir.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/softgen-mlir.pc DESTINATION ${_sg_pcdir})
 endif()
 
 # ---- Debian package: cd build && cpack -G DEB ----
