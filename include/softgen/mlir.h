@@ -24,8 +24,10 @@
  * log-softmax as frontends emit them (chains of linalg ops on tensors or
  * buffers) are found as well (lib/mlir/recognize.c) and replaced the same
  * way, with their ops. Tensor operands become buffers through
- * bufferization.to_buffer, the result a gpu.alloc returned through
- * bufferization.to_tensor. Ops softgen cannot take are left as they are and
+ * bufferization.to_buffer, the result a memref.alloc returned through
+ * bufferization.to_tensor. Operands that may be host memory are copied to
+ * device memory and back around the launch (sg_mlir_options.device_memory).
+ * Ops softgen cannot take are left as they are and
  * reported (sg_mlir_report), each with its MLIR location and reason: dynamic
  * or non-static shapes and layouts, element types other than f16 / bf16 /
  * f32, a reduced dim that is not the innermost non-unit one while the dims
@@ -74,6 +76,15 @@ typedef struct sg_mlir_options {
   sg_mlir_format format;
   int analyze_only; /* 1: find and classify the ops only; no kernels, module untouched */
   int keep_decomposed; /* 1: take linalg.softmax only, no chains of linalg ops */
+  /* Where the module's buffers and tensors live. 0 (the default, as upstream
+   * lowers host code for the CPU): memory not known to be on the device (a
+   * gpu.alloc, a memref in the global address space) may be host memory, so
+   * each launch reads a copy of its input in device memory and its result is
+   * copied back (tensors: into a memref.alloc); such operands need an identity
+   * layout. 1: every buffer and tensor of the module is device memory (a
+   * GPU-resident pipeline): kernels read and write them in place, with their
+   * strides; a tensor's result is a memref.alloc. */
+  int device_memory;
   /* The on-disk cache of softgen/compile.h, as sg_compile_options has it. It
    * holds kernels of the built-in template with no constraints object: a
    * parsed softmax or constraints object has no text to key it by, and its

@@ -13,6 +13,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/AffineMap.h"
 #include "mlir/mlir_impl.h"
 
 static int op_skip(sg_mlir_op *r, const char *fmt, ...)
@@ -192,6 +193,45 @@ MlirType sgm_memref_of(MlirType t) {
                                      mlirAttributeGetNull());
 }
 
+/* Is memref v known to be device memory: in the global address space, or
+ * (through views) a gpu.alloc's; a tensor: bufferization.to_tensor of one? */
+static int on_device(MlirValue v) {
+  for (int hops = 0; hops < 64; hops++) {
+    MlirType t = mlirValueGetType(v);
+    if (mlirTypeIsAMemRef(t)) {
+      MlirAttribute space = mlirMemRefTypeGetMemorySpace(t);
+      if (!mlirAttributeIsNull(space) &&
+          ((mlirAttributeIsAInteger(space) && mlirIntegerAttrGetValueInt(space) == 1) ||
+           mlirAttributeEqual(space, mlirAttributeParseGet(mlirAttributeGetContext(space),
+                                                           sgm_str("#gpu.address_space<global>")))))
+        return 1;
+    }
+    if (!mlirValueIsAOpResult(v))
+      return 0;
+    MlirOperation p = mlirOpResultGetOwner(v);
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(p));
+    if (mlirStringRefEqual(n, sgm_str("gpu.alloc")))
+      return 1;
+    static const char *const views[] = {"memref.cast", "memref.expand_shape",
+                                         "memref.collapse_shape", "memref.subview",
+                                         "memref.reinterpret_cast", "bufferization.to_tensor"};
+    int view = 0;
+    for (size_t i = 0; i < sizeof views / sizeof views[0] && !view; i++)
+      view = mlirStringRefEqual(n, sgm_str(views[i]));
+    if (!view || mlirOperationGetNumOperands(p) < 1)
+      return 0;
+    v = mlirOperationGetOperand(p, 0);
+  }
+  return 0;
+}
+
+/* Does memref type t have the identity layout, as gpu.memcpy's lowering
+ * needs? */
+static int identity_layout(MlirType t) {
+  MlirAttribute l = mlirMemRefTypeGetLayout(t);
+  return mlirAttributeIsAAffineMap(l) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(l));
+}
+
 /* Fills r (and o) for one site. Returns nothing: the status says. */
 static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) {
   char tt[256];
@@ -283,6 +323,16 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
     } else if (memref_rows(r, min, "input", &o->stride[0], &o->offset[0])) {
       memref_rows(r, mout, "output", &o->stride[1], &o->offset[1]);
     }
+    for (int w = 0; w < 2 && r->status == SG_OK && !s->opts->device_memory; w++)
+      if ((r->tensor_form && w == 1) || !on_device(o->value[w])) {
+        MlirType mt = w ? mout : min;
+        type_text(mt, tt, sizeof tt);
+        if (!identity_layout(mt))
+          op_skip(r, "the %s (%s) may be host memory (nothing says it is device memory), and a "
+                  "copy to the device needs an identity layout; with device memory (--mlir-memory "
+                  "device, memory=device) the kernel reads it in place", w ? "output" : "input", tt);
+        o->staged[w] = 1;
+      }
   }
 }
 

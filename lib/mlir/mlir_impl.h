@@ -82,6 +82,7 @@ typedef struct sgm_op {
   int64_t stride[2];        /* their row strides, in elements */
   int64_t offset[2];        /* their static offsets, in elements */
   int64_t nstride[2];       /* inner layout (inner > 1): their strides along N */
+  int staged[2];            /* read / written through a copy in device memory */
 } sgm_op;
 
 /* One compilation of one module. */

@@ -52,8 +52,21 @@ struct LowerSoftmax : public mlir::PassWrapper<LowerSoftmax, mlir::OperationPass
                                           "PTX where ptxas is missing), object, asm (PTX)"),
                            llvm::cl::init("auto")};
 
+  Option<std::string> memory{*this, "memory",
+                             llvm::cl::desc("where the module's buffers and tensors live: host "
+                                            "(copies to the device and back around each launch "
+                                            "for what is not known to be device memory) or "
+                                            "device (read and written in place)"),
+                             llvm::cl::init("host")};
+
   void runOnOperation() final {
     sg_mlir_options o = {};
+    if (memory != "host" && memory != "device") {
+      getOperation().emitError() << "softgen-lower-softmax: memory=" << memory
+                                 << " is not one of host, device";
+      return signalPassFailure();
+    }
+    o.device_memory = memory == "device";
     o.target = target.c_str();
     o.arch = arch.empty() ? nullptr : arch.c_str();
     if (emit == "auto") {

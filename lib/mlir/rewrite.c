@@ -31,26 +31,33 @@ typedef struct builder {
   MlirBlock block;
   MlirOperation before; /* insertion point */
   MlirLocation loc;
-  MlirType index, i64, ptr;
+  MlirType index, i64, ptr, token; /* token: !gpu.async.token */
 } builder;
 
 static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute a) {
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, sgm_str(name)), a);
 }
 
-/* Creates op `name` before b->before; returns its result (or a null value when
- * it has none). */
-static MlirValue emit(builder *b, const char *name, intptr_t nops, const MlirValue *ops,
-                      const MlirType *result, intptr_t nattrs, const MlirNamedAttribute *attrs) {
+/* Creates op `name` with nres results before b->before. */
+static MlirOperation emit_op(builder *b, const char *name, intptr_t nops, const MlirValue *ops,
+                             intptr_t nres, const MlirType *res, intptr_t nattrs,
+                             const MlirNamedAttribute *attrs) {
   MlirOperationState st = mlirOperationStateGet(sgm_str(name), b->loc);
   if (nops)
     mlirOperationStateAddOperands(&st, nops, ops);
-  if (result)
-    mlirOperationStateAddResults(&st, 1, result);
+  if (nres)
+    mlirOperationStateAddResults(&st, nres, res);
   if (nattrs)
     mlirOperationStateAddAttributes(&st, nattrs, attrs);
   MlirOperation op = mlirOperationCreate(&st);
   mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
+  return op;
+}
+
+/* emit_op with one result (or none: result NULL); returns it. */
+static MlirValue emit(builder *b, const char *name, intptr_t nops, const MlirValue *ops,
+                      const MlirType *result, intptr_t nattrs, const MlirNamedAttribute *attrs) {
+  MlirOperation op = emit_op(b, name, nops, ops, result ? 1 : 0, result, nattrs, attrs);
   return result ? mlirOperationGetResult(op, 0) : (MlirValue){NULL};
 }
 
@@ -184,13 +191,35 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
   b->before = o->op;
   b->loc = mlirOperationGetLocation(o->op);
   MlirValue mem[2] = {o->value[0], o->value[1]}, result = {NULL};
-  if (r->tensor_form) { /* in: to_buffer; out: a device buffer, back as the result tensor */
+  if (r->tensor_form) { /* in: to_buffer; out: a buffer of the module, back as the result */
     MlirType tin = mlirValueGetType(o->value[0]), tout = mlirValueGetType(o->value[1]);
     MlirType min = sgm_memref_of(tin), mout = sgm_memref_of(tout);
     mem[0] = emit(b, "bufferization.to_buffer", 1, &o->value[0], &min, 0, NULL);
-    int32_t seg[3] = {0, 0, 0};
+    int32_t seg[2] = {0, 0};
+    MlirNamedAttribute a[2] = {
+        named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 2, seg)),
+        named(b->ctx, "alignment", mlirIntegerAttrGet(b->i64, 64))};
+    mem[1] = emit(b, "memref.alloc", 0, NULL, &mout, 2, a);
+  }
+  /* operands that may be host memory: copies in device memory, on one stream
+   * (an async chain: gpu-to-llvm lowers gpu.alloc and gpu.memcpy only so) */
+  MlirValue dev[2] = {mem[0], mem[1]}, tok = {NULL};
+  int staged = o->staged[0] || o->staged[1];
+  if (staged)
+    tok = emit(b, "gpu.wait", 0, NULL, &b->token, 0, NULL);
+  for (int w = 0; w < 2; w++) {
+    if (!o->staged[w])
+      continue;
+    int32_t seg[3] = {1, 0, 0};
     MlirNamedAttribute a = named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 3, seg));
-    mem[1] = emit(b, "gpu.alloc", 0, NULL, &mout, 1, &a);
+    MlirType res[2] = {mlirValueGetType(mem[w]), b->token};
+    MlirOperation alloc = emit_op(b, "gpu.alloc", 1, &tok, 2, res, 1, &a);
+    dev[w] = mlirOperationGetResult(alloc, 0);
+    tok = mlirOperationGetResult(alloc, 1);
+    if (w == 0) {
+      MlirValue cp[3] = {tok, dev[0], mem[0]};
+      tok = emit(b, "gpu.memcpy", 3, cp, &b->token, 0, NULL);
+    }
   }
   MlirValue one = constant(b, b->index, 1);
   MlirValue grid = constant(b, b->index, (int64_t)r->grid);
@@ -201,8 +230,8 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
     int tn = m->args[a].tensor, w = tn >= 0 && m->tensors[tn].is_output ? 1 : 0;
     unsigned es = sg_dtype_size(w ? r->out_dtype : r->dtype);
     if (m->args[a].kind == SG_ARG_TENSOR) {
-      MlirValue p = address(b, mem[w], o->offset[w] * (int64_t)es);
-      if (m->vector_bytes > es && !known_aligned(mem[w], m->vector_bytes)) /* whole vectors */
+      MlirValue p = address(b, dev[w], o->offset[w] * (int64_t)es);
+      if (m->vector_bytes > es && !known_aligned(dev[w], m->vector_bytes)) /* whole vectors */
         check_alignment(b, p, m->vector_bytes, w ? "output" : "input", r->location);
       args[a] = emit(b, "llvm.inttoptr", 1, &p, &b->ptr, 0, NULL);
     } else if (m->args[a].kind == SG_ARG_STRIDE) {
@@ -217,8 +246,10 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
   }
   /* operands: async deps, grid xyz, block xyz, cluster xyz?, dynamic smem?,
    * kernel operands, async object? (gpu.launch_func's operandSegmentSizes) */
-  MlirValue ops[9 + SG_META_MAX_ARGS];
+  MlirValue ops[10 + SG_META_MAX_ARGS];
   int n = 0, nc = r->cluster > 1 ? 3 : 0;
+  if (staged)
+    ops[n++] = tok;
   ops[n++] = grid, ops[n++] = one, ops[n++] = one;
   ops[n++] = block, ops[n++] = one, ops[n++] = one;
   if (nc)
@@ -227,12 +258,26 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
     ops[n++] = constant(b, mlirIntegerTypeGet(b->ctx, 32), r->dsmem);
   for (int a = 0; a < m->nargs; a++)
     ops[n++] = args[a];
-  int32_t seg[13] = {0, 1, 1, 1, 1, 1, 1, nc / 3, nc / 3, nc / 3, r->dsmem ? 1 : 0, m->nargs, 0};
+  int32_t seg[13] = {staged, 1, 1, 1, 1, 1, 1, nc / 3, nc / 3, nc / 3, r->dsmem ? 1 : 0,
+                     m->nargs, 0};
   MlirNamedAttribute attrs[2] = {
       named(b->ctx, "kernel", kernel_ref),
       named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 13, seg)),
   };
-  emit(b, "gpu.launch_func", n, ops, NULL, 2, attrs);
+  MlirValue done = emit(b, "gpu.launch_func", n, ops, staged ? &b->token : NULL, 2, attrs);
+  if (staged) { /* the result back, the copies freed, the stream waited for */
+    tok = done;
+    if (o->staged[1]) {
+      MlirValue cp[3] = {tok, mem[1], dev[1]};
+      tok = emit(b, "gpu.memcpy", 3, cp, &b->token, 0, NULL);
+    }
+    for (int w = 0; w < 2; w++)
+      if (o->staged[w]) {
+        MlirValue fr[2] = {tok, dev[w]};
+        tok = emit(b, "gpu.dealloc", 2, fr, &b->token, 0, NULL);
+      }
+    emit(b, "gpu.wait", 1, &tok, NULL, 0, NULL);
+  }
   if (r->tensor_form) {
     MlirType tout = mlirValueGetType(o->value[1]);
     MlirNamedAttribute a[2] = {named(b->ctx, "restrict", mlirUnitAttrGet(b->ctx)),
@@ -367,8 +412,9 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
   b.index = mlirIndexTypeGet(ctx);
   b.i64 = mlirIntegerTypeGet(ctx, 64);
   b.ptr = mlirTypeParseGet(ctx, sgm_str("!llvm.ptr"));
-  if (mlirTypeIsNull(b.ptr))
-    return sg_diag_set(diag, SG_ERR_CODEGEN, "the LLVM dialect is not loaded in this context");
+  b.token = mlirTypeParseGet(ctx, sgm_str("!gpu.async.token"));
+  if (mlirTypeIsNull(b.ptr) || mlirTypeIsNull(b.token))
+    return sg_diag_set(diag, SG_ERR_CODEGEN, "the LLVM or GPU dialect is not loaded in this context");
   if (rep->nkernels == 0)
     return SG_OK;
   MlirAttribute *objects = calloc((size_t)rep->nkernels, sizeof *objects);

@@ -94,7 +94,15 @@ typedef struct cu_launch_config {
     (int *blocks, CUfunction fn, int block, size_t dynamic_smem))                             \
   X(cuOccupancyMaxActiveClusters, (int *clusters, CUfunction fn, const cu_launch_config *cfg)) \
   X(cuFuncSetAttribute, (CUfunction fn, int attrib, int value))                              \
-  X(cuCtxGetCurrent, (CUcontext * ctx))
+  X(cuCtxGetCurrent, (CUcontext * ctx))                                                      \
+  X(cuStreamCreate, (CUstream * s, unsigned flags))                                          \
+  X(cuStreamSynchronize, (CUstream s))                                                       \
+  X(cuStreamDestroy_v2, (CUstream s))                                                        \
+  X(cuStreamWaitEvent, (CUstream s, CUevent ev, unsigned flags))                             \
+  X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))             \
+  X(cuMemsetD32Async, (CUdeviceptr dst, unsigned v, size_t n, CUstream s))                   \
+  X(cuMemsetD16Async, (CUdeviceptr dst, unsigned short v, size_t n, CUstream s))             \
+  X(cuMemAllocManaged, (CUdeviceptr * dptr, size_t bytes, unsigned flags))
 
 typedef struct cu_api {
 #define CU_FIELD(name, params) CUresult(*name) params;
@@ -266,7 +274,7 @@ static sg_status cu_module_load(rt_driver *d, const void *image, rt_image_kind k
     return fail(d, "cuModuleLoadData", r, diag);
   }
   pop(d);
-  if ((st = cu_module_function(d, mod, kernel, function, diag))) {
+  if (kernel && (st = cu_module_function(d, mod, kernel, function, diag))) {
     cu_module_unload(d, mod);
     return st;
   }
@@ -275,19 +283,21 @@ static sg_status cu_module_load(rt_driver *d, const void *image, rt_image_kind k
 }
 
 static sg_status cu_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
-  if (l->cluster <= 1)
+  unsigned gy = rt_dim(l->grid_y), gz = rt_dim(l->grid_z), by = rt_dim(l->block_y),
+           bz = rt_dim(l->block_z);
+  if (rt_dim(l->cluster) * rt_dim(l->cluster_y) * rt_dim(l->cluster_z) <= 1)
     CU_IN_CTX(d, cuLaunchKernel,
-              (l->function, l->grid, 1, 1, l->block, 1, 1, l->smem, l->stream, l->params, NULL));
+              (l->function, l->grid, gy, gz, l->block, by, bz, l->smem, l->stream, l->params, NULL));
   if (!d->api.cuLaunchKernelEx)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED,
                        "cluster launch needs cuLaunchKernelEx, which %s lacks", d->libname);
   cu_launch_attribute attr;
   memset(&attr, 0, sizeof attr);
   attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.cluster_dim.x = l->cluster;
-  attr.value.cluster_dim.y = 1;
-  attr.value.cluster_dim.z = 1;
-  cu_launch_config cfg = {l->grid, 1, 1, l->block, 1, 1, l->smem, l->stream, &attr, 1};
+  attr.value.cluster_dim.x = rt_dim(l->cluster);
+  attr.value.cluster_dim.y = rt_dim(l->cluster_y);
+  attr.value.cluster_dim.z = rt_dim(l->cluster_z);
+  cu_launch_config cfg = {l->grid, gy, gz, l->block, by, bz, l->smem, l->stream, &attr, 1};
   CU_IN_CTX(d, cuLaunchKernelEx, (&cfg, l->function, l->params, NULL));
 }
 
@@ -418,6 +428,65 @@ static void cu_event_destroy(rt_driver *d, void *ev) {
   }
 }
 
+/* An optional entry point in the device's context, or SG_ERR_UNSUPPORTED. */
+#define CU_OPT_IN_CTX(d, fn, args)                                                           \
+  do {                                                                                       \
+    if (!(d)->api.fn)                                                                        \
+      return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s lacks " #fn, (d)->libname);           \
+    CU_IN_CTX(d, fn, args);                                                                  \
+  } while (0)
+
+static sg_status cu_stream_create(rt_driver *d, void **s, sg_diag *diag) {
+  CU_OPT_IN_CTX(d, cuStreamCreate, ((CUstream *)s, 1)); /* CU_STREAM_NON_BLOCKING */
+}
+
+static sg_status cu_stream_sync(rt_driver *d, void *s, sg_diag *diag) {
+  CU_OPT_IN_CTX(d, cuStreamSynchronize, (s));
+}
+
+static void cu_stream_destroy(rt_driver *d, void *s) {
+  sg_diag ignored;
+  if (d->api.cuStreamDestroy_v2 && push(d, &ignored) == SG_OK) {
+    d->api.cuStreamDestroy_v2(s);
+    pop(d);
+  }
+}
+
+static sg_status cu_stream_wait_event(rt_driver *d, void *s, void *ev, sg_diag *diag) {
+  CU_OPT_IN_CTX(d, cuStreamWaitEvent, (s, ev, 0));
+}
+
+static sg_status cu_event_sync(rt_driver *d, void *ev, sg_diag *diag) {
+  CU_IN_CTX(d, cuEventSynchronize, (ev));
+}
+
+static sg_status cu_memcpy_async(rt_driver *d, void *dst, const void *src, size_t n, void *s,
+                                 sg_diag *diag) {
+  CU_OPT_IN_CTX(d, cuMemcpyAsync, (dp(dst), dp(src), n, s));
+}
+
+static sg_status cu_memset_async(rt_driver *d, void *dst, unsigned v, unsigned elem, size_t n,
+                                 void *s, sg_diag *diag) {
+  if (elem == 2)
+    CU_OPT_IN_CTX(d, cuMemsetD16Async, (dp(dst), (unsigned short)v, n, s));
+  CU_OPT_IN_CTX(d, cuMemsetD32Async, (dp(dst), v, n, s));
+}
+
+static sg_status cu_mem_alloc_managed(rt_driver *d, size_t bytes, void **ptr, sg_diag *diag) {
+  CUdeviceptr p = 0;
+  if (!d->api.cuMemAllocManaged)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s lacks cuMemAllocManaged", d->libname);
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = d->api.cuMemAllocManaged(&p, bytes, 1); /* CU_MEM_ATTACH_GLOBAL */
+  pop(d);
+  if (r != 0)
+    return fail(d, "cuMemAllocManaged", r, diag);
+  *ptr = (void *)(uintptr_t)p;
+  return SG_OK;
+}
+
 const rt_driver_ops rt_cuda_ops = {
     .name = "cuda",
     .target = "nvptx",
@@ -441,4 +510,12 @@ const rt_driver_ops rt_cuda_ops = {
     .event_record = cu_event_record,
     .event_elapsed = cu_event_elapsed,
     .event_destroy = cu_event_destroy,
+    .stream_create = cu_stream_create,
+    .stream_sync = cu_stream_sync,
+    .stream_destroy = cu_stream_destroy,
+    .stream_wait_event = cu_stream_wait_event,
+    .event_sync = cu_event_sync,
+    .memcpy_async = cu_memcpy_async,
+    .memset_async = cu_memset_async,
+    .mem_alloc_managed = cu_mem_alloc_managed,
 };

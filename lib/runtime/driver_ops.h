@@ -30,7 +30,12 @@ typedef struct rt_launch {
   unsigned smem;    /* dynamic shared memory bytes per block */
   void *stream;
   void **params; /* one pointer per kernel parameter */
+  /* the other dims (lib/mgpu's launches of any kernel); 0 means 1 */
+  unsigned grid_y, grid_z, block_y, block_z, cluster_y, cluster_z;
 } rt_launch;
+
+/* A launch dim: 0 means 1. */
+static inline unsigned rt_dim(unsigned v) { return v ? v : 1; }
 
 typedef struct rt_driver_ops {
   const char *name;   /* "cuda", "hip" */
@@ -42,7 +47,8 @@ typedef struct rt_driver_ops {
   void (*close)(rt_driver *d);
   /* Nonzero when the device can launch thread-block clusters. */
   int (*supports_cluster)(rt_driver *d);
-  /* Loads image (for RT_IMAGE_TEXT already NUL-terminated) and looks up kernel. */
+  /* Loads image (for RT_IMAGE_TEXT already NUL-terminated) and looks up kernel
+   * (kernel NULL: none; *function is left as it is). */
   sg_status (*module_load)(rt_driver *d, const void *image, rt_image_kind kind,
                            const char *kernel, void **module, void **function, sg_diag *diag);
   /* Looks up another kernel of a loaded module (a few-rows variant's). */
@@ -75,6 +81,22 @@ typedef struct rt_driver_ops {
   void (*event_destroy)(rt_driver *d, void *ev);
   /* CPU threads a launch may use (host only; NULL elsewhere). */
   sg_status (*set_threads)(rt_driver *d, unsigned threads, sg_diag *diag);
+  /* For lowered MLIR modules (lib/mgpu); NULL on the host. A driver library
+   * without the entry point gives SG_ERR_UNSUPPORTED naming it. */
+  sg_status (*stream_create)(rt_driver *d, void **stream, sg_diag *diag);
+  sg_status (*stream_sync)(rt_driver *d, void *stream, sg_diag *diag);
+  void (*stream_destroy)(rt_driver *d, void *stream);
+  sg_status (*stream_wait_event)(rt_driver *d, void *stream, void *ev, sg_diag *diag);
+  sg_status (*event_sync)(rt_driver *d, void *ev, sg_diag *diag);
+  /* bytes between any two addresses of the unified address space (host or
+   * device memory), ordered on stream */
+  sg_status (*memcpy_async)(rt_driver *d, void *dst, const void *src, size_t bytes, void *stream,
+                            sg_diag *diag);
+  /* count elements of elem (2 or 4) bytes set to value, ordered on stream */
+  sg_status (*memset_async)(rt_driver *d, void *dst, unsigned value, unsigned elem, size_t count,
+                            void *stream, sg_diag *diag);
+  /* memory the host and the device both address (managed / unified) */
+  sg_status (*mem_alloc_managed)(rt_driver *d, size_t bytes, void **ptr, sg_diag *diag);
 } rt_driver_ops;
 
 extern const rt_driver_ops rt_cuda_ops;

@@ -60,7 +60,17 @@ typedef void *hipDeviceptr_t;
 
 #define HIP_OPTIONAL(X)                                                                      \
   X(hipError_t, hipGetDevicePropertiesR0600, (void *props, int dev))                         \
-  X(hipError_t, hipGetDeviceProperties, (void *props, int dev))
+  X(hipError_t, hipGetDeviceProperties, (void *props, int dev))                              \
+  X(hipError_t, hipStreamCreateWithFlags, (hipStream_t * s, unsigned flags))                 \
+  X(hipError_t, hipStreamSynchronize, (hipStream_t s))                                       \
+  X(hipError_t, hipStreamDestroy, (hipStream_t s))                                           \
+  X(hipError_t, hipStreamWaitEvent, (hipStream_t s, hipEvent_t ev, unsigned flags))          \
+  X(hipError_t, hipMemcpyAsync, (void *dst, const void *src, size_t bytes, int kind,         \
+                                 hipStream_t s))                                             \
+  X(hipError_t, hipMemsetD32Async, (hipDeviceptr_t dst, int v, size_t n, hipStream_t s))     \
+  X(hipError_t, hipMemsetD16Async, (hipDeviceptr_t dst, unsigned short v, size_t n,          \
+                                    hipStream_t s))                                          \
+  X(hipError_t, hipMallocManaged, (void **ptr, size_t bytes, unsigned flags))
 
 typedef struct hip_api {
 #define HIP_FIELD(ret, name, params) ret(*name) params;
@@ -221,7 +231,7 @@ static sg_status hip_module_load(rt_driver *d, const void *image, rt_image_kind 
     leave(d, old);
     return fail(d, "hipModuleLoadData", r, diag);
   }
-  r = d->api.hipModuleGetFunction(&fn, mod, kernel);
+  r = kernel ? d->api.hipModuleGetFunction(&fn, mod, kernel) : 0;
   if (r != 0) {
     d->api.hipModuleUnload(mod);
     leave(d, old);
@@ -229,7 +239,8 @@ static sg_status hip_module_load(rt_driver *d, const void *image, rt_image_kind 
   }
   leave(d, old);
   *module = mod;
-  *function = fn;
+  if (kernel)
+    *function = fn;
   return SG_OK;
 }
 
@@ -262,8 +273,12 @@ static sg_status hip_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   if (l->cluster > 1)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "HIP cannot launch clusters of %u blocks",
                        l->cluster);
+  if (rt_dim(l->cluster_y) * rt_dim(l->cluster_z) > 1)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "HIP cannot launch clusters of %u x %u x %u "
+                       "blocks", rt_dim(l->cluster), rt_dim(l->cluster_y), rt_dim(l->cluster_z));
   HIP_ON_DEVICE(d, hipModuleLaunchKernel,
-                (l->function, l->grid, 1, 1, l->block, 1, 1, l->smem, l->stream, l->params, NULL));
+                (l->function, l->grid, rt_dim(l->grid_y), rt_dim(l->grid_z), l->block,
+                 rt_dim(l->block_y), rt_dim(l->block_z), l->smem, l->stream, l->params, NULL));
 }
 
 static sg_status hip_mem_alloc(rt_driver *d, size_t bytes, void **dptr, sg_diag *diag) {
@@ -317,6 +332,51 @@ static sg_status hip_event_elapsed(rt_driver *d, void *start, void *end, float *
 
 static void hip_event_destroy(rt_driver *d, void *ev) { d->api.hipEventDestroy(ev); }
 
+/* An optional entry point on the device, or SG_ERR_UNSUPPORTED. */
+#define HIP_OPT_ON_DEVICE(d, fn, args)                                                       \
+  do {                                                                                       \
+    if (!(d)->api.fn)                                                                        \
+      return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s lacks " #fn, (d)->libname);           \
+    HIP_ON_DEVICE(d, fn, args);                                                              \
+  } while (0)
+
+static sg_status hip_stream_create(rt_driver *d, void **s, sg_diag *diag) {
+  HIP_OPT_ON_DEVICE(d, hipStreamCreateWithFlags, ((hipStream_t *)s, 1)); /* hipStreamNonBlocking */
+}
+
+static sg_status hip_stream_sync(rt_driver *d, void *s, sg_diag *diag) {
+  HIP_OPT_ON_DEVICE(d, hipStreamSynchronize, (s));
+}
+
+static void hip_stream_destroy(rt_driver *d, void *s) {
+  if (d->api.hipStreamDestroy)
+    d->api.hipStreamDestroy(s);
+}
+
+static sg_status hip_stream_wait_event(rt_driver *d, void *s, void *ev, sg_diag *diag) {
+  HIP_OPT_ON_DEVICE(d, hipStreamWaitEvent, (s, ev, 0));
+}
+
+static sg_status hip_event_sync(rt_driver *d, void *ev, sg_diag *diag) {
+  HIP_ON_DEVICE(d, hipEventSynchronize, (ev));
+}
+
+static sg_status hip_memcpy_async(rt_driver *d, void *dst, const void *src, size_t n, void *s,
+                                  sg_diag *diag) {
+  HIP_OPT_ON_DEVICE(d, hipMemcpyAsync, (dst, src, n, 4 /* hipMemcpyDefault */, s));
+}
+
+static sg_status hip_memset_async(rt_driver *d, void *dst, unsigned v, unsigned elem, size_t n,
+                                  void *s, sg_diag *diag) {
+  if (elem == 2)
+    HIP_OPT_ON_DEVICE(d, hipMemsetD16Async, (dst, (unsigned short)v, n, s));
+  HIP_OPT_ON_DEVICE(d, hipMemsetD32Async, (dst, (int)v, n, s));
+}
+
+static sg_status hip_mem_alloc_managed(rt_driver *d, size_t bytes, void **ptr, sg_diag *diag) {
+  HIP_OPT_ON_DEVICE(d, hipMallocManaged, (ptr, bytes, 1 /* hipMemAttachGlobal */));
+}
+
 const rt_driver_ops rt_hip_ops = {
     .name = "hip",
     .target = "amdgpu",
@@ -339,4 +399,12 @@ const rt_driver_ops rt_hip_ops = {
     .event_record = hip_event_record,
     .event_elapsed = hip_event_elapsed,
     .event_destroy = hip_event_destroy,
+    .stream_create = hip_stream_create,
+    .stream_sync = hip_stream_sync,
+    .stream_destroy = hip_stream_destroy,
+    .stream_wait_event = hip_stream_wait_event,
+    .event_sync = hip_event_sync,
+    .memcpy_async = hip_memcpy_async,
+    .memset_async = hip_memset_async,
+    .mem_alloc_managed = hip_mem_alloc_managed,
 };

@@ -740,8 +740,9 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
   sgrt_geometry g;
   if ((st = sgrt_kernel_geometry(k, rows, &g, diag)))
     return st;
-  rt_launch l = {g.few ? k->few_function[g.few - 1] : k->function, (unsigned)g.grid, g.block, g.cluster,
-                 g.dsmem, stream, params};
+  rt_launch l = {.function = g.few ? k->few_function[g.few - 1] : k->function,
+                 .grid = (unsigned)g.grid, .block = g.block, .cluster = g.cluster,
+                 .smem = g.dsmem, .stream = stream, .params = params};
   return k->rt->ops->launch(k->rt->drv, &l, diag);
 }
 

@@ -1,7 +1,7 @@
 // Memrefs in the global address space, as the GPU dialect names it
 // (#gpu.address_space<global>) or as the integer 1, are device memory the
 // kernel reads: compiled. Workgroup (shared) memory is not: left, reported.
-// RUN: %softgen %s --emit asm -o %t.mlir 2>%t.err
+// RUN: %softgen %s --mlir-memory device --emit asm -o %t.mlir 2>%t.err
 // RUN: FileCheck --check-prefix=WARN %s < %t.err
 // RUN: FileCheck %s < %t.mlir
 // RUN: %mlir-opt %t.mlir > /dev/null

@@ -1,7 +1,7 @@
 // With ptxas, the gpu.object holds the .cubin (`bin`), the same bytes as the
 // kernel file written beside the module.
 // REQUIRES: ptxas
-// RUN: rm -rf %t && %softgen %s --emit obj --ptxas %ptxas --out-dir %t
+// RUN: rm -rf %t && %softgen %s --mlir-memory device --emit obj --ptxas %ptxas --out-dir %t
 // RUN: FileCheck %s < %t/cubin.gpu.mlir
 // RUN: %mlir-opt %t/cubin.gpu.mlir > /dev/null
 // RUN: %softgen --inspect %t/softgen_softmax_bf16_n4096.cubin | FileCheck --check-prefix=META %s

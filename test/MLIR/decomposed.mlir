@@ -10,8 +10,8 @@
 // RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
 // RUN: %mlir-opt %t/out.mlir > /dev/null
 
-// VERBOSE: decomposed.mlir:[[@LINE+50]]:8: softmax (a chain of linalg ops) 64x512 f32 -> softgen_softmax_f32_n512
-// VERBOSE: decomposed.mlir:[[@LINE+84]]:8: softmax (a chain of linalg ops) 8x1024 f16 -> softgen_softmax_f16_n1024
+// VERBOSE: decomposed.mlir:[[@LINE+52]]:8: softmax (a chain of linalg ops) 64x512 f32 -> softgen_softmax_f32_n512
+// VERBOSE: decomposed.mlir:[[@LINE+86]]:8: softmax (a chain of linalg ops) 8x1024 f16 -> softgen_softmax_f16_n1024
 // VERBOSE-NOT: softmax
 
 // CHECK: gpu.binary @softgen_softmax_f32_n512
@@ -19,13 +19,15 @@
 // CHECK-LABEL: func.func @fused(
 // CHECK-NOT: linalg.generic
 // CHECK: bufferization.to_buffer %arg0 : tensor<64x512xf32> to memref<64x512xf32>
-// CHECK: gpu.launch_func @softgen_softmax_f32_n512::@softgen_softmax_f32_n512
+// CHECK: gpu.launch_func async [%{{.*}}] @softgen_softmax_f32_n512::@softgen_softmax_f32_n512
+// CHECK: gpu.wait [
 // CHECK-NEXT: %[[R:.+]] = bufferization.to_tensor
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[R]]
 // CHECK-LABEL: func.func @separate(
 // CHECK-NOT: linalg.generic
-// CHECK: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024
+// CHECK: gpu.launch_func async [%{{.*}}] @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024
+// CHECK: gpu.wait [
 // CHECK-NEXT: %[[R:.+]] = bufferization.to_tensor
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[R]]

@@ -3,7 +3,7 @@
 // max_rows holds the op's M: M = 2 launches @K::@K_few4 (clusters of 16, rows
 // in registers, each block alone: 117248 bytes of dynamic shared memory), M = 8
 // @K::@K_few (clusters of 8, staged: 32 KB), M = 100 @K::@K.
-// RUN: rm -rf %t && %softgen %s --target nvptx --arch sm_90 --emit asm --out-dir %t -v 2>%t.err
+// RUN: rm -rf %t && %softgen %s --mlir-memory device --target nvptx --arch sm_90 --emit asm --out-dir %t -v 2>%t.err
 // RUN: FileCheck %s < %t/few-rows-two.gpu.mlir
 // RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
 // RUN: %mlir-opt %t/few-rows-two.gpu.mlir > /dev/null

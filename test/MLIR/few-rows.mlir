@@ -4,7 +4,7 @@
 // registers: no dynamic shared memory); M = 128 launches @K::@K (one staged
 // block of 512 threads a row, 65536 bytes). sgrt_launch_geometry decides, as at run time (no device is
 // known here: max_rows alone); the module verifies.
-// RUN: rm -rf %t && %softgen %s --target nvptx --arch sm_90 --emit asm --out-dir %t -v 2>%t.err
+// RUN: rm -rf %t && %softgen %s --mlir-memory device --target nvptx --arch sm_90 --emit asm --out-dir %t -v 2>%t.err
 // RUN: FileCheck %s < %t/few-rows.gpu.mlir
 // RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
 // RUN: %mlir-opt %t/few-rows.gpu.mlir > /dev/null

@@ -2,8 +2,8 @@
 // (softgen --layout inner): the operands read in place as [outer, N, inner],
 // the launch passing M = outer x inner, the outer strides, inner and the
 // strides along N; outer dims collapse; padded strides along N are taken.
-// RUN: %softgen %s --emit asm -o - | FileCheck %s
-// RUN: %softgen %s --emit asm -o - | %mlir-opt > /dev/null
+// RUN: %softgen %s --mlir-memory device --emit asm -o - | FileCheck %s
+// RUN: %softgen %s --mlir-memory device --emit asm -o - | %mlir-opt > /dev/null
 
 // CHECK: gpu.binary @softgen_softmax_f32_n8_inner
 // CHECK: gpu.binary @softgen_softmax_f16_n64_inner

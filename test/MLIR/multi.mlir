@@ -3,7 +3,7 @@
 // per op with the plan's geometry (grid = ceil(M / rows_per_block), block),
 // the kernel's arguments in its metadata's order (x, y, M, stride x, stride
 // y), every output verified by mlir-opt.
-// RUN: rm -rf %t && %softgen %s --target nvptx --arch sm_90 --emit asm --out-dir %t | FileCheck --check-prefix=WROTE %s
+// RUN: rm -rf %t && %softgen %s --mlir-memory device --target nvptx --arch sm_90 --emit asm --out-dir %t | FileCheck --check-prefix=WROTE %s
 // RUN: FileCheck %s < %t/multi.gpu.mlir
 // RUN: %mlir-opt %t/multi.gpu.mlir > /dev/null
 // RUN: %softgen --inspect %t/softgen_softmax_f16_n1024.ptx | FileCheck --check-prefix=META %s
@@ -11,7 +11,7 @@
 // RUN: %softgen -D N=1000 --dtype bf16 --emit asm -o %t.cli.ptx
 // RUN: cmp %t.cli.ptx %t/softgen_softmax_bf16_n1000.ptx
 // The same through -o (the module only) and -v (one line per compiled op).
-// RUN: %softgen %s --emit asm -o - -v 2>%t.err | %mlir-opt > /dev/null
+// RUN: %softgen %s --mlir-memory device --emit asm -o - -v 2>%t.err | %mlir-opt > /dev/null
 // RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
 
 // WROTE-DAG: softgen: wrote {{.*}}/multi.gpu.mlir

@@ -8,7 +8,7 @@
 // RUN: %softgen -D N=1024 -C 'PipelineConstraint(rows_in_flight=2)' --print-config | FileCheck --check-prefix=PLAN %s
 // PLAN: rows_per_block    8
 // PLAN: rows_in_flight    2 ({{.*}}persistent grid)
-// RUN: %softgen -v %s --emit asm -C 'PipelineConstraint(rows_in_flight=2)' -o %t/p.mlir 2>&1 | FileCheck --check-prefix=GRID %s
+// RUN: %softgen -v %s --mlir-memory device --emit asm -C 'PipelineConstraint(rows_in_flight=2)' -o %t/p.mlir 2>&1 | FileCheck --check-prefix=GRID %s
 // GRID: linalg.softmax 100000x1024 f16 -> softgen_softmax_f16_n1024 (grid 12500, block 256, cluster 1)
 // RUN: FileCheck %s < %t/p.mlir
 // RUN: %mlir-opt %t/p.mlir > /dev/null

@@ -3,11 +3,11 @@
 // in that module (the closest enclosing one, which becomes a
 // gpu.container_module), as gpu.launch_func's symbol lookup needs. The host
 // target is refused for MLIR: its kernels are not launched by gpu.launch_func.
-// RUN: %softgen %s --emit asm -o %t.mlir 2>%t.err
+// RUN: %softgen %s --mlir-memory device --emit asm -o %t.mlir 2>%t.err
 // RUN: FileCheck --check-prefix=WARN %s < %t.err
 // RUN: FileCheck %s < %t.mlir
 // RUN: %mlir-opt %t.mlir > /dev/null
-// RUN: not %softgen %s --target host -o %t.host.mlir 2>&1 | FileCheck --check-prefix=HOST %s
+// RUN: not %softgen %s --mlir-memory device --target host -o %t.host.mlir 2>&1 | FileCheck --check-prefix=HOST %s
 // RUN: not ls %t.host.mlir
 
 // WARN: placement.mlir:[[@LINE+20]]:7: linalg.softmax left as it is: inside device code (a gpu.func, gpu.launch or gpu.module)

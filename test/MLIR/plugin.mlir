@@ -4,7 +4,7 @@
 // alone as warnings at their locations, bad options as errors. (ASan builds:
 // mlir-opt would need the sanitizer runtime to load the plugin.)
 // UNSUPPORTED: asan
-// RUN: %mlir-opt --load-pass-plugin=%mlir-plugin --pass-pipeline='builtin.module(softgen-lower-softmax{emit=asm arch=sm_90})' %s -o %t.mlir 2>%t.err
+// RUN: %mlir-opt --load-pass-plugin=%mlir-plugin --pass-pipeline='builtin.module(softgen-lower-softmax{emit=asm arch=sm_90 memory=device})' %s -o %t.mlir 2>%t.err
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck --check-prefix=WARN %s < %t.err
 // RUN: %mlir-opt %t.mlir > /dev/null

@@ -1,8 +1,8 @@
 // Strided memrefs: rows of a wider buffer (row stride 2048 for N = 1024) and
 // a static offset, added to the aligned pointer in bytes; row dims that
 // collapse (2x4 rows of stride 2048 -> 8 rows).
-// RUN: %softgen %s --emit asm -o - | FileCheck %s
-// RUN: %softgen %s --emit asm -o - | %mlir-opt > /dev/null
+// RUN: %softgen %s --mlir-memory device --emit asm -o - | FileCheck %s
+// RUN: %softgen %s --mlir-memory device --emit asm -o - | %mlir-opt > /dev/null
 
 // CHECK-LABEL: func.func @sub
 // CHECK: %[[XI:.+]] = memref.extract_aligned_pointer_as_index %arg0

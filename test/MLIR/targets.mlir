@@ -1,12 +1,12 @@
 // Targets and code-object formats: AMDGPU (#rocdl.target, the .hsaco as
 // `bin`), NVPTX with ptxas (the .cubin as `bin`), and a row split over a
 // thread-block cluster on sm_90 (`clusters in`, grid = 2 x M).
-// RUN: rm -rf %t && %softgen %s --target amdgpu --arch gfx942 --out-dir %t | FileCheck --check-prefix=AMD-WROTE %s
+// RUN: rm -rf %t && %softgen %s --mlir-memory device --target amdgpu --arch gfx942 --out-dir %t | FileCheck --check-prefix=AMD-WROTE %s
 // RUN: FileCheck --check-prefix=AMD %s < %t/targets.gpu.mlir
 // RUN: %mlir-opt %t/targets.gpu.mlir > /dev/null
 // RUN: %softgen --inspect %t/softgen_softmax_f16_n65536.hsaco | FileCheck --check-prefix=AMD-META %s
-// RUN: %softgen %s --target nvptx --arch sm_90 --emit asm -o - | FileCheck --check-prefix=CLUSTER %s
-// RUN: %softgen %s --target nvptx --arch sm_90 --emit asm -o - | %mlir-opt > /dev/null
+// RUN: %softgen %s --mlir-memory device --target nvptx --arch sm_90 --emit asm -o - | FileCheck --check-prefix=CLUSTER %s
+// RUN: %softgen %s --mlir-memory device --target nvptx --arch sm_90 --emit asm -o - | %mlir-opt > /dev/null
 
 // AMD-WROTE: wrote {{.*}}softgen_softmax_f16_n65536.hsaco
 // AMD: gpu.binary @softgen_softmax_f16_n65536 [#gpu.object<#rocdl.target<chip = "gfx942">, bin = "\7FELF

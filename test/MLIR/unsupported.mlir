@@ -1,6 +1,6 @@
 // Ops softgen cannot take are left in the module, each reported with its
 // location and reason; the others still compile, and the output verifies.
-// RUN: rm -rf %t && %softgen %s --emit asm --out-dir %t 2>%t.err | FileCheck --check-prefix=WROTE %s
+// RUN: rm -rf %t && %softgen %s --mlir-memory device --emit asm --out-dir %t 2>%t.err | FileCheck --check-prefix=WROTE %s
 // RUN: FileCheck --check-prefix=WARN %s < %t.err
 // RUN: FileCheck %s < %t/unsupported.gpu.mlir
 // RUN: %mlir-opt %t/unsupported.gpu.mlir > /dev/null

@@ -5,6 +5,7 @@
 #   cmake --install build --prefix PREFIX     installs (layout: GNUInstallDirs)
 #     bin/softgen softgen-run softgen-bench
 #     lib/libsoftgen.a  lib/libsoftgen_rt.so  lib/softgen/libsoftgen.so (for Python)
+#     lib/libsoftgen_mgpu.so (the mgpu* entry points lowered MLIR modules call)
 #     lib/libsoftgen_mlir.so  lib/softgen/softgen-mlir-plugin.so (with MLIR: the front
 #                          end, and the pass plugin mlir-opt --load-pass-plugin loads)
 #     include/softgen/*.h
@@ -35,6 +36,7 @@ install(TARGETS softgen_rt EXPORT softgenTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS softgen-run softgen-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS softgen_mgpu_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}) # lowered MLIR modules
 set(_sg_mlir_h_rule)
 if(NOT TARGET softgen_mlir_shared)
   set(_sg_mlir_h_rule PATTERN "mlir.h" EXCLUDE) # no MLIR front end in this build

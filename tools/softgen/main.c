@@ -27,7 +27,7 @@
 
 enum { /* the options: ids for the table's rows */
   O_N = 1, O_DTYPE, O_OUT_DTYPE, O_TARGET, O_ARCH, O_LAYOUT, O_CONSTRAINTS, O_C, O_EMIT,
-  O_OUT_DIR, O_O, O_PRINT_CONFIG, O_PRINT_TEMPLATE, O_INSPECT, O_MLIR, O_CACHE_DIR, O_NO_CACHE,
+  O_OUT_DIR, O_O, O_PRINT_CONFIG, O_PRINT_TEMPLATE, O_INSPECT, O_MLIR, O_MLIR_MEMORY, O_CACHE_DIR, O_NO_CACHE,
   O_PTXAS, O_LLD, O_VERBOSE, O_HELP, O_VERSION, O_HELP_MAN
 };
 
@@ -89,6 +89,11 @@ static const opt cli[] = {
      "gpu.launch_func of a kernel in a gpu.binary;\n"
      "writes DIR/<kernel>.<ext> and DIR/MODEL.gpu.mlir (-o: the\n"
      "module only); --emit asm|obj picks what gpu.objects hold"},
+    {O_MLIR_MEMORY, "--mlir-memory", "host|device", 0,
+     "where the module's buffers and tensors live. host\n"
+     "(default): what is not known to be device memory is\n"
+     "copied to the device and back around each launch;\n"
+     "device: kernels read and write it in place"},
     OPT_SECTION("Cache", "compiled outputs are reused when nothing that changes them changed"),
     {O_CACHE_DIR, "--cache-dir", "DIR", 0,
      "cache directory (default: $SOFTGEN_CACHE_DIR, else\n"
@@ -216,7 +221,7 @@ typedef struct options {
   int64_t ns[MAX_NS]; /* the -D N= values, in order */
   int nns;
   unsigned emit;
-  int emit_given, print_config, print_template, verbose, no_cache, mlir;
+  int emit_given, print_config, print_template, verbose, no_cache, mlir, mlir_device_memory;
   const char *inspect, *cache_dir;
   sg_emit_options tools;
 } options;
@@ -328,6 +333,11 @@ static int parse_args(int argc, char **argv, options *o) {
     case O_PRINT_CONFIG: o->print_config = 1; break;
     case O_PRINT_TEMPLATE: o->print_template = 1; break;
     case O_MLIR: o->mlir = 1; break;
+    case O_MLIR_MEMORY:
+      if (strcmp(v, "host") != 0 && strcmp(v, "device") != 0)
+        return bad_usage("unknown --mlir-memory '%s' (expected host or device)", v);
+      o->mlir_device_memory = strcmp(v, "device") == 0;
+      break;
     case O_NO_CACHE: o->no_cache = 1; break;
     case O_VERBOSE: o->verbose = 1; break;
     }
@@ -528,7 +538,7 @@ static int mlir_mode(const options *o) {
   if (!(o->nconstraint_files + o->nconstraint_texts) || load_constraints(o, &c, &d) == SG_OK) {
     sg_cli_mlir_job j = {o->template_arg, o->out_dir, o->out_file, o->problem.target,
                          o->problem.arch, c, &o->tools, 0, 0, 0, o->verbose,
-                         o->cache_dir, o->no_cache};
+                         o->cache_dir, o->no_cache, o->mlir_device_memory};
     if (o->emit_given) {
       j.emit_asm = (o->emit & EMIT_ASM) != 0;
       j.emit_obj = (o->emit & EMIT_OBJ) != 0;

@@ -88,7 +88,8 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   file_out *outs = NULL;
   int nouts = 0, status = 1, made_dir = 0;
   sg_mlir_options o = {.target = j->target, .arch = j->arch, .constraints = j->constraints,
-                       .cache_dir = j->cache_dir, .no_cache = j->no_cache};
+                       .cache_dir = j->cache_dir, .no_cache = j->no_cache,
+                       .device_memory = j->device_memory};
   if (j->tools)
     o.tools = *j->tools;
   o.format = j->emit_asm ? SG_MLIR_FORMAT_ASSEMBLY

@@ -20,6 +20,7 @@ typedef struct sg_cli_mlir_job {
   int verbose;
   const char *cache_dir; /* --cache-dir (NULL: the environment's) */
   int no_cache;          /* --no-cache */
+  int device_memory;     /* --mlir-memory device */
 } sg_cli_mlir_job;
 
 /* 1 when path names an MLIR file (ends in .mlir). */

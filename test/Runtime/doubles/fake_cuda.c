@@ -357,6 +357,77 @@ FAKE_API CUresult cuMemsetD8_v2(unsigned long long dst, unsigned char v, size_t 
   return 0;
 }
 
+/* ---- streams, any-direction copies, managed memory (lib/mgpu) ---- */
+static char stream_ids[64];
+static int nstreams;
+
+FAKE_API CUresult cuStreamCreate(void **s, unsigned flags) {
+  INJECT(cuStreamCreate);
+  NEED_CTX(cuStreamCreate);
+  *s = &stream_ids[nstreams++ % 64];
+  fake_log(PFX, "cuStreamCreate flags=%u", flags);
+  return 0;
+}
+
+FAKE_API CUresult cuStreamSynchronize(void *s) {
+  INJECT(cuStreamSynchronize);
+  NEED_CTX(cuStreamSynchronize);
+  (void)s;
+  fake_log(PFX, "cuStreamSynchronize");
+  return 0;
+}
+
+FAKE_API CUresult cuStreamDestroy_v2(void *s) {
+  NEED_CTX(cuStreamDestroy_v2);
+  (void)s;
+  fake_log(PFX, "cuStreamDestroy_v2");
+  return 0;
+}
+
+FAKE_API CUresult cuStreamWaitEvent(void *s, int *ev, unsigned flags) {
+  NEED_CTX(cuStreamWaitEvent);
+  (void)s, (void)ev, (void)flags;
+  return 0;
+}
+
+FAKE_API CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t n,
+                                void *stream) {
+  INJECT(cuMemcpyAsync);
+  NEED_CTX(cuMemcpyAsync);
+  (void)stream;
+  fake_log(PFX, "cuMemcpyAsync bytes=%zu", n);
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  return 0;
+}
+
+FAKE_API CUresult cuMemsetD32Async(unsigned long long dst, unsigned v, size_t n, void *stream) {
+  NEED_CTX(cuMemsetD32Async);
+  (void)stream;
+  for (size_t i = 0; i < n; i++)
+    memcpy((char *)(uintptr_t)dst + 4 * i, &v, 4);
+  return 0;
+}
+
+FAKE_API CUresult cuMemsetD16Async(unsigned long long dst, unsigned short v, size_t n,
+                                   void *stream) {
+  NEED_CTX(cuMemsetD16Async);
+  (void)stream;
+  for (size_t i = 0; i < n; i++)
+    memcpy((char *)(uintptr_t)dst + 2 * i, &v, 2);
+  return 0;
+}
+
+FAKE_API CUresult cuMemAllocManaged(unsigned long long *dptr, size_t bytes, unsigned flags) {
+  INJECT(cuMemAllocManaged);
+  NEED_CTX(cuMemAllocManaged);
+  void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!p)
+    return 2;
+  fake_log(PFX, "cuMemAllocManaged bytes=%zu flags=%u", bytes, flags);
+  *dptr = (unsigned long long)(uintptr_t)p;
+  return 0;
+}
+
 static int event_clock;
 
 FAKE_API CUresult cuEventCreate(int **ev, unsigned flags) {

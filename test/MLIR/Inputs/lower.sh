@@ -1,0 +1,17 @@
+#!/bin/sh
+# lower.sh IN.mlir OUT.o [MLIR_OPT] - lowers a module that softgen rewrote to an
+# object with upstream passes only, as a compiler would: its functions get C
+# interfaces (llvm.emit_c_interface, for Inputs/run_lowered.c), tensors are
+# bufferized, host code goes to the CPU, the launches to mgpu* calls
+# (gpu-to-llvm; libsoftgen_mgpu.so implements them). Writes OUT.o and, beside
+# it, OUT.o.ll. Tools: mlir-opt (or MLIR_OPT), mlir-translate, llc (LLVM 22).
+set -eu
+in=$1 out=$2 opt=${3:-mlir-opt}
+pipeline="builtin.module(one-shot-bufferize{bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map},convert-linalg-to-loops,\
+expand-strided-metadata,lower-affine,convert-scf-to-cf,finalize-memref-to-llvm,\
+convert-math-to-llvm,convert-cf-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,\
+gpu-to-llvm,reconcile-unrealized-casts)"
+sed 's/^\(  func\.func @[A-Za-z_0-9]*(.*) -> .*\) {$/\1 attributes {llvm.emit_c_interface} {/' \
+  "$in" | "$opt" --pass-pipeline="$pipeline" | mlir-translate --mlir-to-llvmir -o "$out.ll"
+llc -O2 -filetype=obj -relocation-model=pic "$out.ll" -o "$out"
