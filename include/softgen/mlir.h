@@ -28,8 +28,9 @@
  * bufferization.to_tensor. Operands that may be host memory are copied to
  * device memory and back around the launch (sg_mlir_options.device_memory).
  * Ops softgen cannot take are left as they are and
- * reported (sg_mlir_report), each with its MLIR location and reason: dynamic
- * or non-static shapes and layouts, element types other than f16 / bf16 /
+ * reported (sg_mlir_report), each with its MLIR location and reason: a
+ * dynamic N or dims after it (dims before it may be dynamic: a run-time M,
+ * r.ops[i].m -1, on identity layouts), dynamic layouts, element types other than f16 / bf16 /
  * f32, a reduced dim that is not the innermost non-unit one while the dims
  * after it are not contiguous, memory spaces other than global, ops inside
  * device code, and problems the plan rejects.
@@ -109,7 +110,7 @@ typedef struct sg_mlir_op {
   sg_dtype out_dtype; /* the result's element type (chains may round to another) */
   int rank, dim;      /* rank of the operands, the reduced dim */
   int64_t outer, n, inner; /* products of the dims before, at and after dim (-1: dynamic) */
-  int64_t m;               /* rows: outer * inner (-1: dynamic) */
+  int64_t m;               /* rows: outer * inner (-1: dynamic, counted at run time) */
   int has_dtype;
   sg_dtype dtype;
   int kernel;                   /* index into sg_mlir_report.kernels, or -1 */

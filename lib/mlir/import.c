@@ -303,9 +303,11 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
   } else if (r->n == -1) {
     op_skip(r, "the reduced dim %d of %s is dynamic: softgen generates kernels for a static N",
             r->dim, tt);
-  } else if (r->outer == -1 || r->inner == -1) {
-    op_skip(r, "%s has dynamic dims: the MLIR front end takes static shapes", tt);
-  } else if (r->outer < 0 || r->inner < 0 || r->n < 0 || r->m < 0) {
+  } else if (r->inner == -1) {
+    op_skip(r, "%s has dynamic dims after the reduced dim %d: the MLIR front end takes those "
+            "static (the dims before it may be dynamic)", tt, r->dim);
+  } else if (r->outer == -2 || r->inner < 0 || r->n < 0 || r->m == -2 ||
+             (r->outer == -1 && r->n > SGM_MAX_EXTENT / r->inner)) {
     op_skip(r, "%s is too large", tt);
   } else if (r->n > 2147483647) {
     op_skip(r, "the reduced dim has %lld elements; softgen's N is at most 2^31-1",
@@ -316,8 +318,19 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
     /* a tensor becomes a memref of an identity layout (rewrite.c) */
     MlirType min = r->tensor_form ? sgm_memref_of(tin) : tin;
     MlirType mout = r->tensor_form ? sgm_memref_of(tout) : tout;
-    if (r->inner > 1) { /* a non-innermost dim: the inner layout */
-      r->layout = SG_LAYOUT_INNER;
+    r->layout = r->inner > 1 ? SG_LAYOUT_INNER : SG_LAYOUT_ROWS;
+    if (r->outer == -1) { /* dynamic dims before dim: M at run time, dense rows */
+      if (!identity_layout(min) || !identity_layout(mout)) {
+        op_skip(r, "%s has dynamic dims: softgen takes them (before the reduced dim, a run-time "
+                "M) on identity layouts only", tt);
+      } else {
+        for (int w = 0; w < 2; w++) {
+          o->stride[w] = r->n * r->inner;
+          o->nstride[w] = r->inner;
+          o->offset[w] = 0;
+        }
+      }
+    } else if (r->inner > 1) { /* a non-innermost dim: the inner layout */
       if (memref_inner(r, min, "input", &o->stride[0], &o->offset[0], &o->nstride[0]))
         memref_inner(r, mout, "output", &o->stride[1], &o->offset[1], &o->nstride[1]);
     } else if (memref_rows(r, min, "input", &o->stride[0], &o->offset[0])) {

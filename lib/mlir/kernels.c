@@ -109,7 +109,8 @@ static int find_kernel(const sg_mlir_report *r, const char *name) {
 /* Checks the op's row strides and offsets against the kernel's vector_bytes
  * and fills its launch geometry. Returns 0 (status set) when it cannot run.
  *
- * The geometry is the runtime's (sgrt_launch_geometry) for the op's static M,
+ * The geometry is the runtime's (sgrt_launch_geometry) for the op's static M
+ * (a run-time M: the kernel's block, cluster and shared memory, the grid 0),
  * with no resident-blocks facts (resident 0, few_resident NULL): the device is
  * not known when the module is compiled (the arch does not tell how many
  * multiprocessors it has, and the blocks a multiprocessor holds depend on the
@@ -125,7 +126,7 @@ static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
     unsigned es = sg_dtype_size(i ? r->out_dtype : r->dtype);
     int64_t sb = o->stride[i] * (int64_t)es, ob = o->offset[i] * (int64_t)es;
     int inner = r->layout == SG_LAYOUT_INNER; /* the stride along N and inner too */
-    if ((r->m > 1 && sb % vb) || ob % vb ||
+    if ((r->m != 1 && sb % vb) || ob % vb ||
         (inner && ((o->nstride[i] * (int64_t)es) % vb || (r->inner * (int64_t)es) % vb))) {
       r->status = SG_ERR_UNSUPPORTED;
       snprintf(r->message, sizeof r->message,
@@ -137,12 +138,14 @@ static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
   }
   sgrt_geometry g;
   sg_diag d;
-  if (sgrt_launch_geometry(m, r->m, 0, NULL, &g, &d)) { /* import.c took M >= 1 only */
+  /* a run-time M (r->m -1): the kernel itself (any M), its grid computed in
+   * the module by the same rule (rewrite.c) */
+  if (sgrt_launch_geometry(m, r->m < 0 ? (int64_t)1 << 40 : r->m, 0, NULL, &g, &d)) {
     r->status = SG_ERR_UNSUPPORTED;
     snprintf(r->message, sizeof r->message, "%.500s", d.message);
     return 0;
   }
-  r->grid = g.grid;
+  r->grid = r->m < 0 ? 0 : g.grid;
   r->block = g.block;
   r->cluster = g.cluster;
   r->dsmem = g.dsmem;

@@ -7,7 +7,7 @@
  * its result or output buffer, the reduced dim, the template, the ops it
  * replaces).
  *
- * How a chain is found: every linalg op that yields a float value of a static
+ * How a chain is found: every linalg op that yields a float value of a ranked
  * shape is a candidate end of a chain. From it the value is rebuilt as an
  * expression (a hash-consed DAG of nodes: leaves, constants, casts, + - * /,
  * neg, exp, log, elementwise max, and max / sum reductions along one dim),
@@ -27,7 +27,8 @@
  * "frame": its non-unit dims, in order, as dims of the end value), so that a
  * reduction, a broadcast and a keepdim reshape agree on which dim they mean,
  * and a transposed read is a different leaf. Anything else (other ops, other
- * bodies, dynamic shapes) is a leaf.
+ * bodies) is a leaf. Dynamic dims are dims a value varies along, as any other
+ * dim but a unit one.
  *
  * The end is then matched against (extf / truncf around any step; the max may
  * start from -inf or the type's lowest finite value, from NaN with maxnumf
@@ -157,8 +158,10 @@ static int mk_leaf(rctx *c, MlirValue v, MlirOperation ver, frame f, MlirType t)
 
 /* ---- shapes and frames ---- */
 
-static int static_shape(MlirType t, int64_t *size, int *rank) {
-  if (!(mlirTypeIsARankedTensor(t) || mlirTypeIsAMemRef(t)) || !mlirShapedTypeHasStaticShape(t))
+/* The dims of a ranked tensor or memref (a dynamic one: ShapedType's
+ * kDynamic, not 1: frames take it as a dim a value varies along). */
+static int ranked_shape(MlirType t, int64_t *size, int *rank) {
+  if (!(mlirTypeIsARankedTensor(t) || mlirTypeIsAMemRef(t)))
     return 0;
   *rank = (int)mlirShapedTypeGetRank(t);
   if (*rank > MAX_RANK)
@@ -230,7 +233,7 @@ static int const_value(MlirValue v, double *out) {
 static int reshape_frame(MlirType from, MlirType to) {
   int64_t a[MAX_RANK], b[MAX_RANK];
   int ra, rb, na = 0, nb = 0;
-  if (!static_shape(from, a, &ra) || !static_shape(to, b, &rb))
+  if (!ranked_shape(from, a, &ra) || !ranked_shape(to, b, &rb))
     return 0;
   int64_t ka[MAX_RANK], kb[MAX_RANK];
   for (int i = 0; i < ra; i++)
@@ -380,7 +383,7 @@ static int generic_node(rctx *c, MlirOperation op, int ri, frame fo, memo *m) {
     MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
     int64_t size[MAX_RANK];
     int rank;
-    if (!static_shape(mlirValueGetType(mlirOperationGetOperand(op, i)), size, &rank) ||
+    if (!ranked_shape(mlirValueGetType(mlirOperationGetOperand(op, i)), size, &rank) ||
         mlirAffineMapGetNumResults(map) != rank)
       return -1;
     for (int k = 0; k < rank; k++) {
@@ -393,7 +396,7 @@ static int generic_node(rctx *c, MlirOperation op, int ri, frame fo, memo *m) {
   MlirAffineMap mo = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, nins + ri));
   int64_t osize[MAX_RANK];
   int orank, k2 = 0;
-  if (!static_shape(mlirValueGetType(mlirOperationGetOperand(op, nins + ri)), osize, &orank))
+  if (!ranked_shape(mlirValueGetType(mlirOperationGetOperand(op, nins + ri)), osize, &orank))
     return -1;
   for (int k = 0; k < orank; k++) {
     int j = expr_dim(mlirAffineMapGetResult(mo, k));
@@ -421,7 +424,7 @@ static int generic_node(rctx *c, MlirOperation op, int ri, frame fo, memo *m) {
     int64_t size[MAX_RANK];
     int rank;
     frame f = {0};
-    static_shape(mlirValueGetType(mlirOperationGetOperand(op, i)), size, &rank);
+    ranked_shape(mlirValueGetType(mlirOperationGetOperand(op, i)), size, &rank);
     for (int k = 0; k < rank; k++) {
       if (size[k] == 1)
         continue;
@@ -461,7 +464,7 @@ static int reduce_node(rctx *c, MlirOperation op, int ri, frame fo, memo *m) {
     return -1;
   int64_t isize[MAX_RANK];
   int irank, rdim = (int)mlirDenseI64ArrayGetElement(dims, 0);
-  if (!static_shape(mlirValueGetType(mlirOperationGetOperand(op, 0)), isize, &irank) ||
+  if (!ranked_shape(mlirValueGetType(mlirOperationGetOperand(op, 0)), isize, &irank) ||
       rdim < 0 || rdim >= irank)
     return -1;
   int abs[MAX_RANK], nabs = absent(c, &fo, abs);
@@ -509,8 +512,8 @@ static int reshuffle_node(rctx *c, MlirOperation op, frame fo, memo *m, int tran
   int64_t isize[MAX_RANK], osize[MAX_RANK];
   int irank, orank;
   if (num_ins(op) != 1 || mlirAttributeIsNull(a) || !mlirAttributeIsADenseI64Array(a) ||
-      !static_shape(mlirValueGetType(mlirOperationGetOperand(op, 0)), isize, &irank) ||
-      !static_shape(mlirValueGetType(mlirOperationGetOperand(op, 1)), osize, &orank))
+      !ranked_shape(mlirValueGetType(mlirOperationGetOperand(op, 0)), isize, &irank) ||
+      !ranked_shape(mlirValueGetType(mlirOperationGetOperand(op, 1)), osize, &orank))
     return -1;
   int od[MAX_RANK]; /* the end's dim of each output dim (-1: unit) */
   for (int k = 0, k2 = 0; k < orank; k++)
@@ -876,7 +879,7 @@ static int full_entry(const rctx *c, int x, MlirType elem_type) {
     const memo *m = &c->memo[i];
     int64_t size[MAX_RANK];
     int rank;
-    if (m->node != x || !static_shape(mlirValueGetType(m->v), size, &rank) ||
+    if (m->node != x || !ranked_shape(mlirValueGetType(m->v), size, &rank) ||
         !mlirTypeEqual(elem(m->v), elem_type) || rank != c->rank ||
         memcmp(size, c->size, (size_t)rank * sizeof size[0]) != 0)
       continue;
@@ -971,7 +974,7 @@ static int try_chain(sgm_state *s, MlirOperation op, sg_diag *diag) {
   memset(&c, 0, sizeof c);
   c.memref = mlirTypeIsAMemRef(mlirValueGetType(out));
   MlirType ot = mlirValueGetType(out);
-  if (!static_shape(ot, c.size, &c.rank) || !mlirTypeIsAFloat(mlirShapedTypeGetElementType(ot)))
+  if (!ranked_shape(ot, c.size, &c.rank) || !mlirTypeIsAFloat(mlirShapedTypeGetElementType(ot)))
     return 0;
   frame f = {0};
   for (int r = 0; r < c.rank; r++)

@@ -22,6 +22,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir/mlir_impl.h"
+#include "softgen/runtime.h" /* SGRT_MAX_GRID: the runtime's grid rule */
 
 /* gpu::CompilationTarget (GPU dialect): the format of a #gpu.object. */
 enum { SGM_GPU_ASSEMBLY = 2, SGM_GPU_BINARY = 3 };
@@ -117,13 +118,14 @@ static int unused(MlirOperation op) {
   return 1;
 }
 /* An op without effects on tensors, that may go once unused: tensor.empty,
- * reshapes, constants and linalg ops whose operands are all tensors or
+ * reshapes, tensor.dim, constants and linalg ops whose operands are all tensors or
  * scalars. */
 static int pure(MlirOperation op) {
   MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
   if (mlirStringRefEqual(nm, sgm_str("tensor.empty")) ||
       mlirStringRefEqual(nm, sgm_str("tensor.expand_shape")) ||
       mlirStringRefEqual(nm, sgm_str("tensor.collapse_shape")) ||
+      mlirStringRefEqual(nm, sgm_str("tensor.dim")) ||
       mlirStringRefEqual(nm, sgm_str("arith.constant")))
     return 1;
   if (nm.length < 7 || memcmp(nm.data, "linalg.", 7) != 0 || mlirOperationGetNumResults(op) == 0)
@@ -180,6 +182,51 @@ static void erase_buffers(MlirValue *roots, int n) {
   }
 }
 
+/* memref.dim of memref v along each of its dynamic dims, into sizes; their
+ * count. */
+static int dynamic_sizes(builder *b, MlirValue v, MlirValue *sizes) {
+  MlirType t = mlirValueGetType(v);
+  int n = 0;
+  for (intptr_t i = 0; i < mlirShapedTypeGetRank(t) && n < 64; i++)
+    if (mlirShapedTypeIsDynamicDim(t, i)) {
+      MlirValue ops[2] = {v, constant(b, b->index, i)};
+      sizes[n++] = emit(b, "memref.dim", 2, ops, &b->index, 0, NULL);
+    }
+  return n;
+}
+
+static MlirValue binary(builder *b, const char *name, MlirValue x, MlirValue y) {
+  MlirValue ops[2] = {x, y};
+  return emit(b, name, 2, ops, &b->index, 0, NULL);
+}
+
+/* M of memref v (index): the product of its dims before dim, times inner. */
+static MlirValue run_time_rows(builder *b, MlirValue v, int dim, int64_t inner) {
+  MlirType t = mlirValueGetType(v);
+  MlirValue rows = constant(b, b->index, inner);
+  for (int i = 0; i < dim; i++) {
+    MlirValue ops[2] = {v, constant(b, b->index, i)};
+    MlirValue d = mlirShapedTypeIsDynamicDim(t, i)
+                      ? emit(b, "memref.dim", 2, ops, &b->index, 0, NULL)
+                      : constant(b, b->index, mlirShapedTypeGetDimSize(t, i));
+    rows = binary(b, "arith.muli", rows, d);
+  }
+  return rows;
+}
+
+/* sgrt_launch_geometry's grid for the kernel itself at M rows (index): a
+ * cluster per row block, at most SGRT_MAX_GRID in whole clusters, and at
+ * least one cluster (M = 0: its blocks find no rows). */
+static MlirValue run_time_grid(builder *b, MlirValue rows, uint64_t rows_per_block,
+                               unsigned cluster) {
+  uint64_t c = cluster ? cluster : 1, rpb = rows_per_block ? rows_per_block : 1;
+  MlirValue blocks = binary(b, "arith.ceildivui", rows, constant(b, b->index, (int64_t)rpb));
+  MlirValue grid = binary(b, "arith.muli", blocks, constant(b, b->index, (int64_t)c));
+  grid = binary(b, "arith.minui", grid,
+                constant(b, b->index, (int64_t)(SGRT_MAX_GRID - SGRT_MAX_GRID % c)));
+  return binary(b, "arith.maxui", grid, constant(b, b->index, (int64_t)c));
+}
+
 /* Emits the launch of kernel k for op i in place of its site. */
 #define MAX_GONE (4 * (SGM_MAX_CHAIN_OPS + 1))
 static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
@@ -195,11 +242,12 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
     MlirType tin = mlirValueGetType(o->value[0]), tout = mlirValueGetType(o->value[1]);
     MlirType min = sgm_memref_of(tin), mout = sgm_memref_of(tout);
     mem[0] = emit(b, "bufferization.to_buffer", 1, &o->value[0], &min, 0, NULL);
-    int32_t seg[2] = {0, 0};
+    MlirValue sizes[64];
+    int32_t seg[2] = {dynamic_sizes(b, mem[0], sizes), 0};
     MlirNamedAttribute a[2] = {
         named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 2, seg)),
         named(b->ctx, "alignment", mlirIntegerAttrGet(b->i64, 64))};
-    mem[1] = emit(b, "memref.alloc", 0, NULL, &mout, 2, a);
+    mem[1] = emit(b, "memref.alloc", seg[0], sizes, &mout, 2, a);
   }
   /* operands that may be host memory: copies in device memory, on one stream
    * (an async chain: gpu-to-llvm lowers gpu.alloc and gpu.memcpy only so) */
@@ -210,10 +258,11 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
   for (int w = 0; w < 2; w++) {
     if (!o->staged[w])
       continue;
-    int32_t seg[3] = {1, 0, 0};
+    MlirValue ops[65] = {tok};
+    int32_t seg[3] = {1, dynamic_sizes(b, mem[w], ops + 1), 0};
     MlirNamedAttribute a = named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 3, seg));
     MlirType res[2] = {mlirValueGetType(mem[w]), b->token};
-    MlirOperation alloc = emit_op(b, "gpu.alloc", 1, &tok, 2, res, 1, &a);
+    MlirOperation alloc = emit_op(b, "gpu.alloc", 1 + seg[1], ops, 2, res, 1, &a);
     dev[w] = mlirOperationGetResult(alloc, 0);
     tok = mlirOperationGetResult(alloc, 1);
     if (w == 0) {
@@ -222,7 +271,14 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
     }
   }
   MlirValue one = constant(b, b->index, 1);
-  MlirValue grid = constant(b, b->index, (int64_t)r->grid);
+  MlirValue grid, rows = {NULL}; /* rows: a run-time M as i64 */
+  if (r->m >= 0) {
+    grid = constant(b, b->index, (int64_t)r->grid);
+  } else { /* M at run time, and the grid by the runtime's rule (sgrt_launch_geometry) */
+    MlirValue m_index = run_time_rows(b, mem[0], r->dim, r->inner);
+    rows = emit(b, "arith.index_cast", 1, &m_index, &b->i64, 0, NULL);
+    grid = run_time_grid(b, m_index, m->rows_per_block, r->cluster);
+  }
   MlirValue block = constant(b, b->index, r->block);
   MlirValue cluster = r->cluster > 1 ? constant(b, b->index, r->cluster) : one;
   MlirValue args[SG_META_MAX_ARGS];
@@ -241,7 +297,7 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
     } else if (m->args[a].kind == SG_ARG_NSTRIDE) {
       args[a] = constant(b, b->i64, o->nstride[w]);
     } else {
-      args[a] = constant(b, b->i64, r->m);
+      args[a] = r->m >= 0 ? constant(b, b->i64, r->m) : rows;
     }
   }
   /* operands: async deps, grid xyz, block xyz, cluster xyz?, dynamic smem?,

@@ -17,6 +17,7 @@ Run by make.sh (which builds the virtual environment); writes OUTDIR/*.mlir:
                  (transform.structured.decompose_interface)
   *_memref.mlir  some of the above bufferized by mlir-opt --one-shot-bufferize
                  (function boundaries, identity layouts)
+  *_dyn_*.mlir   a dynamic batch (torch.export.Dim on dim 0): tensor<?x1000x...>
 
 Models take their weights as arguments (no dense resources in the goldens). Every
 file starts with a comment saying how it was made. The near_* models are softmax's
@@ -83,11 +84,17 @@ models = [
     ("classifier_f32", classifier, [torch.randn(8, 256), torch.randn(32000, 256), torch.randn(32000)]),
     ("near_normalize_f32", near_normalize, [torch.randn(4, 1000)]),
     ("near_other_dim_f32", near_other_dim, [torch.randn(4, 1000)]),
+    # a dynamic batch (torch.export Dim): M known at run time only
+    ("softmax_dyn_f16", lambda x: torch.softmax(x, -1), [torch.randn(4, 1000, dtype=f16)], "batch"),
+    ("log_softmax_dyn_f32", lambda x: torch.log_softmax(x, -1), [torch.randn(4, 1000)], "batch"),
 ]
 tosa_lower = ("builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
               "tosa-to-tensor),canonicalize)")
-for name, f, args in models:
-    m = fx.export_and_import(Fn(f).eval(), *args, output_type="linalg-on-tensors", func_name=name)
+for name, f, args, *dyn in models:
+    # dim 0 of the first argument dynamic where the model names it
+    ds = {"a": ({0: torch.export.Dim(dyn[0])},)} if dyn else None
+    m = fx.export_and_import(Fn(f).eval(), *args, output_type="linalg-on-tensors", func_name=name,
+                             dynamic_shapes=ds)
     write("torch_" + name, f"torch-mlir {fx.__name__}.export_and_import(..., "
           f"output_type='linalg-on-tensors'), torch {torch.__version__}", str(m))
     if name in ("softmax_f32", "softmax_f16", "log_softmax_f32", "attention_f16"):

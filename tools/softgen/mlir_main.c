@@ -49,12 +49,17 @@ static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
     if (!op->compiled)
       fprintf(stderr, "softgen: warning: %s: %s left as it is: %s\n", op->location, name,
               op->message);
-    else if (j->verbose)
-      fprintf(stderr, "softgen: %s: %s %lldx%lld %s -> %s (grid %llu, block %u, cluster %u)\n",
-              op->location, name, (long long)op->m, (long long)op->n, sg_dtype_name(op->dtype),
+    else if (j->verbose) {
+      char m[32], grid[32]; /* a run-time M: "?", its grid computed in the module */
+      snprintf(m, sizeof m, op->m < 0 ? "?" : "%lld", (long long)op->m);
+      snprintf(grid, sizeof grid, op->m < 0 ? "grid from M" : "grid %llu",
+               (unsigned long long)op->grid);
+      fprintf(stderr, "softgen: %s: %s %sx%lld %s -> %s (%s, block %u, cluster %u)\n",
+              op->location, name, m, (long long)op->n, sg_dtype_name(op->dtype),
               op->few ? r->kernels[op->kernel].meta.variants[op->few - 1].kernel
                       : r->kernels[op->kernel].name,
-              (unsigned long long)op->grid, op->block, op->cluster);
+              grid, op->block, op->cluster);
+    }
   }
   if (r->nops == 0)
     fprintf(stderr, "softgen: warning: %s: no softmax in the module (no linalg.softmax, no "
