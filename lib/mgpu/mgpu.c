@@ -8,8 +8,9 @@
  * on a machine with only a GPU driver: no CUDA toolkit, no ROCm, no MLIR
  * execution engine. It runs on softgen's runtime drivers (lib/runtime:
  * libcuda or libamdhip64 through dlopen, the device's context pushed around
- * each call), opened on first use: CUDA, else HIP; device 0 unless
- * mgpuSetDefaultDevice said otherwise first.
+ * each call), opened on first use: CUDA, else HIP (SOFTGEN_MGPU_BACKEND=cuda
+ * or hip: that one only); device 0 unless mgpuSetDefaultDevice said
+ * otherwise first.
  *
  * Needs: runtime/driver_ops.h. Produces: the mgpu* symbols, with the
  * signatures the lowering declares (LLVM 22). The lowered code has no way to
@@ -38,8 +39,15 @@ static _Noreturn void die(const char *what, const sg_diag *d) {
 
 static void open_driver(void) {
   static const rt_driver_ops *const backends[] = {&rt_cuda_ops, &rt_hip_ops};
-  char name[256], arch[64], tried[2][sizeof ((sg_diag *)0)->message];
+  char name[256], arch[64], tried[2][sizeof ((sg_diag *)0)->message] = {"not tried", "not tried"};
+  const char *only = getenv("SOFTGEN_MGPU_BACKEND"); /* cuda or hip: that one alone */
+  if (only && strcmp(only, "cuda") != 0 && strcmp(only, "hip") != 0) {
+    fprintf(stderr, "softgen-mgpu: SOFTGEN_MGPU_BACKEND=%s is not cuda or hip\n", only);
+    abort();
+  }
   for (int i = 0; i < 2; i++) {
+    if (only && strcmp(only, backends[i]->name) != 0)
+      continue;
     sg_diag d;
     if (backends[i]->open(device, &drv, name, sizeof name, arch, sizeof arch, &d) == SG_OK) {
       ops = backends[i];

@@ -168,6 +168,63 @@ FAKE_API hipError_t hipMemcpyDtoDAsync(void *dst, void *src, size_t n, void *str
   return 0;
 }
 
+/* ---- streams, any-direction copies, managed memory (lib/mgpu) ---- */
+static char stream_ids[64];
+static int nstreams;
+
+FAKE_API hipError_t hipStreamCreateWithFlags(void **s, unsigned flags) {
+  INJECT(hipStreamCreateWithFlags);
+  *s = &stream_ids[nstreams++ % 64];
+  fake_log(PFX, "hipStreamCreateWithFlags flags=%u", flags);
+  return 0;
+}
+
+FAKE_API hipError_t hipStreamSynchronize(void *s) {
+  (void)s;
+  fake_log(PFX, "hipStreamSynchronize");
+  return 0;
+}
+
+FAKE_API hipError_t hipStreamDestroy(void *s) {
+  (void)s;
+  fake_log(PFX, "hipStreamDestroy");
+  return 0;
+}
+
+FAKE_API hipError_t hipStreamWaitEvent(void *s, int *ev, unsigned flags) {
+  (void)s, (void)ev, (void)flags;
+  return 0;
+}
+
+FAKE_API hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *s) {
+  INJECT(hipMemcpyAsync);
+  (void)s;
+  fake_log(PFX, "hipMemcpyAsync bytes=%zu kind=%d", n, kind);
+  memmove(dst, src, n);
+  return 0;
+}
+
+FAKE_API hipError_t hipMemsetD32Async(void *dst, int v, size_t n, void *s) {
+  (void)s;
+  for (size_t i = 0; i < n; i++)
+    memcpy((char *)dst + 4 * i, &v, 4);
+  return 0;
+}
+
+FAKE_API hipError_t hipMemsetD16Async(void *dst, unsigned short v, size_t n, void *s) {
+  (void)s;
+  for (size_t i = 0; i < n; i++)
+    memcpy((char *)dst + 2 * i, &v, 2);
+  return 0;
+}
+
+FAKE_API hipError_t hipMallocManaged(void **ptr, size_t bytes, unsigned flags) {
+  INJECT(hipMallocManaged);
+  *ptr = aligned_alloc(256, (bytes + 255) / 256 * 256);
+  fake_log(PFX, "hipMallocManaged bytes=%zu flags=%u", bytes, flags);
+  return *ptr ? 0 : 2;
+}
+
 FAKE_API hipError_t hipMemsetD8(void *dst, unsigned char v, size_t n) {
   INJECT(hipMemsetD8);
   fake_log(PFX, "hipMemsetD8 value=%u bytes=%zu", v, n);
