@@ -694,11 +694,15 @@ static int touches(MlirOperation op, MlirValue root) {
 /* The last op before `at` (in its block) that writes root, or null; *opaque
  * when the last one that may is no linalg op. (The C API walks a block
  * forward only.) */
-static MlirOperation last_write(MlirValue root, MlirOperation at, int *ri, int *opaque) {
+static int of_site(const sgm_site *t, MlirOperation op);
+static MlirOperation last_write(MlirValue root, MlirOperation at, const sgm_site *skip, int *ri,
+                                int *opaque) {
   MlirOperation last = {NULL};
   *opaque = 0;
   for (MlirOperation p = mlirBlockGetFirstOperation(mlirOperationGetBlock(at));
        !mlirOperationIsNull(p) && !mlirOperationEqual(p, at); p = mlirOperationGetNextInBlock(p)) {
+    if (skip && of_site(skip, p)) /* the chain's own writes (in place) */
+      continue;
     int w = writes(p, root);
     if (w >= 0) {
       last = p;
@@ -718,7 +722,7 @@ static int buffer_node(rctx *c, MlirValue buf, MlirOperation at, frame f, int *e
   if (!reshape_frame(mlirValueGetType(root), mlirValueGetType(buf)))
     return -1;
   int ri, opaque;
-  MlirOperation w = last_write(root, at, &ri, &opaque);
+  MlirOperation w = last_write(root, at, NULL, &ri, &opaque);
   int i = memo_find(c, root, w, f);
   if (i >= 0) {
     *entry = i;
@@ -906,20 +910,25 @@ static int of_site(const sgm_site *t, MlirOperation op) {
 /* Are all uses of buffer root (and of its views, recursively) t's ops, views,
  * fills (writes nothing reads then: the index output of a max with its
  * argmax), its dealloc, or ops after the anchor (after == 1 allows those)? */
-static int uses_inside(const sgm_site *t, MlirValue v, int after, int depth) {
+static int uses_inside(const sgm_site *t, MlirValue v, int after, MlirOperation until,
+                       int depth) {
   if (depth > 8)
     return 0;
+  MlirBlock b = mlirOperationGetBlock(t->anchor);
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
        u = mlirOpOperandGetNextUse(u)) {
     MlirOperation o = mlirOpOperandGetOwner(u);
     if (of_site(t, o) || named(o, "memref.dealloc") || (!after && named(o, "linalg.fill")))
       continue;
     if ((named(o, "memref.expand_shape") || named(o, "memref.collapse_shape")) &&
-        uses_inside(t, mlirOperationGetResult(o, 0), after, depth + 1))
+        uses_inside(t, mlirOperationGetResult(o, 0), after, until, depth + 1))
       continue;
-    if (after && mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(t->anchor)) &&
+    if (after && mlirBlockEqual(mlirOperationGetBlock(o), b) &&
         mlirOperationIsBeforeInBlock(t->anchor, o))
       continue;
+    if (!mlirOperationIsNull(until) && mlirBlockEqual(mlirOperationGetBlock(o), b) &&
+        (mlirOperationEqual(o, until) || mlirOperationIsBeforeInBlock(o, until)))
+      continue; /* in place: x's own history, up to the write that made it */
     return 0;
   }
   return 1;
@@ -938,14 +947,21 @@ static int buffers_safe(const sgm_site *t) {
     int nins = name_starts(op, "linalg.") ? num_ins(op) : -1;
     for (int i = nins < 0 ? 0 : nins; nins >= 0 && i < (int)mlirOperationGetNumOperands(op); i++) {
       MlirValue r = buffer_root(mlirOperationGetOperand(op, i));
-      if (!mlirValueEqual(r, t->y) && !uses_inside(t, r, 0, 0))
+      if (!mlirValueEqual(r, t->y) && !uses_inside(t, r, 0, (MlirOperation){NULL}, 0))
         return 0;
     }
   }
-  if (!uses_inside(t, t->y, 1, 0))
+  /* in place (one-shot bufferization writes a dead x's buffer): the chain
+   * reads x from the buffer it then overwrites, and the kernel may too (every
+   * plan reads each element of a row before it writes it); other ops may use
+   * the buffer only up to x's write, or after the anchor */
+  int in_place = mlirValueEqual(buffer_root(t->x), t->y);
+  if (in_place && mlirOperationIsNull(t->x_ver))
+    return 0;
+  if (!uses_inside(t, t->y, 1, in_place ? t->x_ver : (MlirOperation){NULL}, 0))
     return 0;
   int ri, opaque;
-  MlirOperation w = last_write(t->x, t->anchor, &ri, &opaque);
+  MlirOperation w = last_write(t->x, t->anchor, in_place ? t : NULL, &ri, &opaque);
   return mlirOperationEqual(w, t->x_ver) && !opaque;
 }
 

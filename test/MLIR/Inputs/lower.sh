@@ -6,17 +6,19 @@
 # (gpu-to-llvm; libsoftgen_mgpu.so implements them). Writes OUT.o and, beside
 # it, OUT.o.ll. Tools: mlir-opt (or MLIR_OPT), mlir-translate, llc (LLVM 22).
 # With SOFTGEN_PLUGIN=softgen-mlir-plugin.so, IN is the frontend's module and
-# softgen's pass runs first in the same pipeline (SOFTGEN_PASS_OPTIONS: its
-# options, default emit=asm).
+# softgen's pass runs in the same pipeline (SOFTGEN_PASS_OPTIONS: its options,
+# default emit=asm), after bufferization and the buffer deallocation pipeline
+# (which refuses GPU ops: gpu.launch_func has no declared memory effects), so
+# that the module frees what it allocates.
 set -eu
 in=$1 out=$2 opt=${3:-mlir-opt}
-first= load=
+softgen= load=
 if [ -n "${SOFTGEN_PLUGIN:-}" ]; then
-  first="softgen-lower-softmax{${SOFTGEN_PASS_OPTIONS:-emit=asm}},"
+  softgen="buffer-deallocation-pipeline,softgen-lower-softmax{${SOFTGEN_PASS_OPTIONS:-emit=asm}},"
   load="--load-pass-plugin=$SOFTGEN_PLUGIN"
 fi
-pipeline="builtin.module(${first}one-shot-bufferize{bufferize-function-boundaries \
-function-boundary-type-conversion=identity-layout-map},convert-linalg-to-loops,\
+pipeline="builtin.module(one-shot-bufferize{bufferize-function-boundaries \
+function-boundary-type-conversion=identity-layout-map},${softgen}convert-linalg-to-loops,\
 expand-strided-metadata,lower-affine,convert-scf-to-cf,finalize-memref-to-llvm,\
 convert-math-to-llvm,convert-cf-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,\
 gpu-to-llvm,reconcile-unrealized-casts)"

@@ -151,6 +151,10 @@ static void save(const char *dir, const char *name, const void *p, size_t bytes)
   }
 }
 
+static int check(const char *func, const char *dir, const spec *in, int nin, void *const *data,
+                 const spec *outp, const void *y, const int64_t *w, int check_dim, int check_log,
+                 int sum_dim);
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: run_lowered FUNC OUTDIR DTYPE:SHAPE... =DTYPE:SHAPE "
@@ -208,21 +212,38 @@ int main(int argc, char **argv) {
   else
     ((void (*)(desc *, desc *, desc *, desc *))fn)(&res, &d[0], &d[1], &d[2]);
   const void *y = (const char *)(intptr_t)res.w[1] + res.w[2] * (int64_t)esize(out.dtype);
+  int status = check(argv[1], argv[2], in, nin, data, &out, y, res.w, check_dim, check_log, sum_dim);
+  /* the result's buffer is the caller's (a memref.alloc: malloc), unless it is an input */
+  int own = 1;
+  for (int a = 0; a < nin; a++) {
+    own = own && (void *)(intptr_t)res.w[0] != data[a];
+    free(data[a]);
+  }
+  if (own)
+    free((void *)(intptr_t)res.w[0]);
+  return status;
+}
+
+/* Saves, checks and reports the result y (descriptor words w); the exit status. */
+static int check(const char *func, const char *dir, const spec *in, int nin, void *const *data,
+                 const spec *outp, const void *y, const int64_t *w, int check_dim, int check_log,
+                 int sum_dim) {
+  const spec out = *outp;
   for (int i = 0; i < out.rank; i++)
-    if (res.w[3 + i] != out.shape[i]) {
+    if (w[3 + i] != out.shape[i]) {
       fprintf(stderr, "run_lowered: result dim %d is %lld, expected %lld\n", i,
-              (long long)res.w[3 + i], (long long)out.shape[i]);
+              (long long)w[3 + i], (long long)out.shape[i]);
       return 1;
     }
-  if (strcmp(argv[2], "-") != 0) {
+  if (strcmp(dir, "-") != 0) {
     for (int a = 0; a < nin; a++) {
       char name[32];
       snprintf(name, sizeof name, "in%d.bin", a);
-      save(argv[2], name, data[a], (size_t)in[a].count * esize(in[a].dtype));
+      save(dir, name, data[a], (size_t)in[a].count * esize(in[a].dtype));
     }
-    save(argv[2], "out.bin", y, (size_t)out.count * esize(out.dtype));
+    save(dir, "out.bin", y, (size_t)out.count * esize(out.dtype));
   }
-  printf("run_lowered: %s ran; result %lld elements\n", argv[1], (long long)out.count);
+  printf("run_lowered: %s ran; result %lld elements\n", func, (long long)out.count);
   double tol = out.dtype == 2 ? 1e-5 : out.dtype == 0 ? 1e-3 : 8e-3;
   if (sum_dim >= 0) { /* each row along sum_dim sums to 1 */
     int64_t n = out.shape[sum_dim], inner = 1;
