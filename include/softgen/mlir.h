@@ -120,6 +120,8 @@ typedef struct sg_mlir_op {
   unsigned dsmem;   /* dynamic shared memory bytes of the launch (compiled ops) */
   int few;          /* 0: the launch is of the kernel; i + 1: of its few-rows variant
                        meta.variants[i] */
+  int copies;       /* bits: 1 the input, 2 the output go through a copy in device memory
+                       (host memory: sg_mlir_options.device_memory 0) */
 } sg_mlir_op;
 
 /* One distinct kernel (template, dtype, N) of the module. */

@@ -307,12 +307,12 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
     op_skip(r, "%s has dynamic dims after the reduced dim %d: the MLIR front end takes those "
             "static (the dims before it may be dynamic)", tt, r->dim);
   } else if (r->outer == -2 || r->inner < 0 || r->n < 0 || r->m == -2 ||
-             (r->outer == -1 && r->n > SGM_MAX_EXTENT / r->inner)) {
+             (r->outer == -1 && r->inner > 0 && r->n > SGM_MAX_EXTENT / r->inner)) {
     op_skip(r, "%s is too large", tt);
   } else if (r->n > 2147483647) {
     op_skip(r, "the reduced dim has %lld elements; softgen's N is at most 2^31-1",
             (long long)r->n);
-  } else if (r->n == 0 || r->m == 0) {
+  } else if (r->n == 0 || r->m == 0 || r->inner == 0) {
     op_skip(r, "%s is empty (nothing to compute)", tt);
   } else {
     /* a tensor becomes a memref of an identity layout (rewrite.c) */
@@ -345,6 +345,7 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
                   "copy to the device needs an identity layout; with device memory (--mlir-memory "
                   "device, memory=device) the kernel reads it in place", w ? "output" : "input", tt);
         o->staged[w] = 1;
+        r->copies |= 1 << w;
       }
   }
 }

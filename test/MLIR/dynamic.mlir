@@ -10,8 +10,9 @@
 // RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
 // RUN: %mlir-opt %t.mlir > /dev/null
 
-// VERBOSE: dynamic.mlir:[[@LINE+19]]:3: linalg.softmax ?x4 f32 -> softgen_softmax_f32_n4_inner (grid from M, block 256, cluster 1)
-// VERBOSE: dynamic.mlir:[[@LINE+22]]:3: linalg.softmax left as it is: memref<?x128xf32, strided<[256, 1]>> has dynamic dims: softgen takes them (before the reduced dim, a run-time M) on identity layouts only
+// VERBOSE: dynamic.mlir:[[@LINE+22]]:3: linalg.softmax ?x4 f32 -> softgen_softmax_f32_n4_inner (grid from M, block 256, cluster 1)
+// VERBOSE: dynamic.mlir:[[@LINE+25]]:3: linalg.softmax left as it is: memref<?x128xf32, strided<[256, 1]>> has dynamic dims: softgen takes them (before the reduced dim, a run-time M) on identity layouts only
+// VERBOSE: dynamic.mlir:[[@LINE+28]]:3: linalg.softmax left as it is: memref<?x16x0xf32> is empty (nothing to compute)
 
 // CHECK-LABEL: func.func @inner(
 // CHECK: %[[D0:.+]] = memref.dim %arg0, %c0{{.*}} : memref<?x?x4x64xf32>
@@ -27,6 +28,8 @@
 // CHECK-SAME: args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[M64]] : i64
 // CHECK-LABEL: func.func @strided(
 // CHECK: linalg.softmax
+// CHECK-LABEL: func.func @empty(
+// CHECK: linalg.softmax
 
 func.func @inner(%x: memref<?x?x4x64xf32>, %y: memref<?x?x4x64xf32>) {
   linalg.softmax dimension(2) ins(%x : memref<?x?x4x64xf32>) outs(%y : memref<?x?x4x64xf32>)
@@ -34,5 +37,9 @@ func.func @inner(%x: memref<?x?x4x64xf32>, %y: memref<?x?x4x64xf32>) {
 }
 func.func @strided(%x: memref<?x128xf32, strided<[256, 1]>>, %y: memref<?x128xf32>) {
   linalg.softmax dimension(1) ins(%x : memref<?x128xf32, strided<[256, 1]>>) outs(%y : memref<?x128xf32>)
+  return
+}
+func.func @empty(%x: memref<?x16x0xf32>) {
+  linalg.softmax dimension(1) ins(%x : memref<?x16x0xf32>) outs(%x : memref<?x16x0xf32>)
   return
 }

@@ -16,7 +16,7 @@
 // RUN: FileCheck --check-prefix=DEVICE %s < %t/d.mlir
 // RUN: %mlir-opt %t/d.mlir > /dev/null
 
-// VERBOSE: tensor.mlir:[[@LINE+43]]:8: linalg.softmax 64x512 f32 -> softgen_softmax_f32_n512
+// VERBOSE: tensor.mlir:[[@LINE+43]]:8: linalg.softmax 64x512 f32 -> softgen_softmax_f32_n512 (grid {{[0-9]+}}, block 256, cluster 1; input and output copied through the device)
 // VERBOSE-NOT: left as it is
 
 // CHECK: gpu.binary @softgen_softmax_f32_n512

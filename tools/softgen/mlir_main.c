@@ -54,11 +54,14 @@ static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
       snprintf(m, sizeof m, op->m < 0 ? "?" : "%lld", (long long)op->m);
       snprintf(grid, sizeof grid, op->m < 0 ? "grid from M" : "grid %llu",
                (unsigned long long)op->grid);
-      fprintf(stderr, "softgen: %s: %s %sx%lld %s -> %s (%s, block %u, cluster %u)\n",
+      static const char *const copies[] = {"", "; input copied to the device",
+                                           "; output copied back",
+                                           "; input and output copied through the device"};
+      fprintf(stderr, "softgen: %s: %s %sx%lld %s -> %s (%s, block %u, cluster %u%s)\n",
               op->location, name, m, (long long)op->n, sg_dtype_name(op->dtype),
               op->few ? r->kernels[op->kernel].meta.variants[op->few - 1].kernel
                       : r->kernels[op->kernel].name,
-              grid, op->block, op->cluster);
+              grid, op->block, op->cluster, copies[op->copies & 3]);
     }
   }
   if (r->nops == 0)
