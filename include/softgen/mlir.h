@@ -164,6 +164,14 @@ SG_API sg_status sg_mlir_compile_text(const char *name, const char *text, size_t
                                       const sg_mlir_options *opts, sg_buffer *out,
                                       sg_mlir_report *report, sg_diag *diag);
 
+/* The checks sg_mlir_compile_text makes before MLIR's parser sees text, for
+ * a caller that parses text itself: nesting deeper than 256 levels ({, (, [,
+ * <: the parser recurses per level), and the malformed `dimensions = [...]` /
+ * `permutation = [...]` lists on which MLIR 22's linalg.broadcast, reduce and
+ * transpose parsers crash. SG_ERR_PARSE with "name:line:col: ..." or SG_OK. */
+SG_API sg_status sg_mlir_check_text(const char *name, const char *text, size_t len,
+                                    sg_diag *diag);
+
 /* Releases what a report holds and zeroes it. report may be NULL. */
 SG_API void sg_mlir_report_free(sg_mlir_report *report);
 

@@ -43,6 +43,7 @@
  *   once per level of ops, so a deep enough input overflows the stack (a
  *   module nested 20,000 deep did, as it does in mlir-opt). Text is measured
  *   before it is parsed, a module given by the caller before it is walked. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,11 +65,73 @@ void sg_mlir_report_free(sg_mlir_report *r) {
  * KiB of stack a level. */
 #define SGM_MAX_DEPTH 256
 
-/* The first bracket ({, (, [, <) of text that opens level SGM_MAX_DEPTH + 1,
- * outside string literals and // comments ('->' closes nothing), as its line
- * and column (1-based); 0 when the text nests no deeper. A stray closer only
- * lowers the count (the parser rejects it). */
-static int too_deep_text(const char *p, size_t len, unsigned *line, unsigned *col) {
+/* Line and column (1-based) of byte off of p. */
+static void position(const char *p, size_t off, unsigned *line, unsigned *col) {
+  *line = *col = 1;
+  for (size_t i = 0; i < off; i++)
+    if (p[i] == '\n')
+      ++*line, *col = 1;
+    else
+      ++*col;
+}
+
+static int ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '$';
+}
+
+/* MLIR 22's parsers of linalg.broadcast, reduce and transpose crash (a null
+ * attribute stored) on a malformed `dimensions = [...]` or
+ * `permutation = [...]`: mlir-opt does too. Where the word at p[i] is one of
+ * those followed by `= [`, the offset of the first byte that breaks
+ * `[ int (, int)* ]` or `[ ]` (len: the text ends first); SIZE_MAX when it is
+ * well formed or not such a list. */
+static size_t bad_int_list(const char *p, size_t len, size_t i) {
+  static const char *const words[] = {"dimensions", "permutation"};
+  size_t j = i;
+  while (j < len && ident_char(p[j]))
+    j++;
+  int match = 0;
+  for (size_t w = 0; w < 2 && !match; w++)
+    match = j - i == strlen(words[w]) && memcmp(p + i, words[w], j - i) == 0;
+#define SKIP_WS() while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r')) j++
+  SKIP_WS();
+  if (!match || j >= len || p[j] != '=')
+    return SIZE_MAX;
+  j++;
+  SKIP_WS();
+  if (j >= len || p[j] != '[')
+    return SIZE_MAX;
+  j++;
+  SKIP_WS();
+  if (j < len && p[j] == ']')
+    return SIZE_MAX;
+  for (;;) {
+    if (j < len && p[j] == '-')
+      j++;
+    size_t digits = j;
+    while (j < len && p[j] >= '0' && p[j] <= '9')
+      j++;
+    if (j == digits)
+      return j;
+    SKIP_WS();
+    if (j < len && p[j] == ']')
+      return SIZE_MAX;
+    if (j >= len || p[j] != ',')
+      return j;
+    j++;
+    SKIP_WS();
+  }
+#undef SKIP_WS
+}
+
+/* What MLIR's parser would not survive, outside string literals and //
+ * comments: 1 and the line and column (1-based) of the first bracket ({, (,
+ * [, <) that opens level SGM_MAX_DEPTH + 1 ('->' closes nothing; a stray
+ * closer only lowers the count, the parser rejects it), or 2 and those of the
+ * first byte of a malformed dimensions / permutation list (bad_int_list); 0
+ * when there is neither. */
+static int check_text(const char *p, size_t len, unsigned *line, unsigned *col) {
   unsigned depth = 0, ln = 1, cl = 1;
   for (size_t i = 0; i < len; i++, cl++) {
     char c = p[i];
@@ -84,6 +147,12 @@ static int too_deep_text(const char *p, size_t len, unsigned *line, unsigned *co
     } else if (c == '/' && i + 1 < len && p[i + 1] == '/') {
       while (i + 1 < len && p[i + 1] != '\n')
         i++;
+    } else if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && (i == 0 || !ident_char(p[i - 1]))) {
+      size_t bad = bad_int_list(p, len, i);
+      if (bad != SIZE_MAX) {
+        position(p, bad, line, col);
+        return 2;
+      }
     } else if (c == '{' || c == '(' || c == '[' || c == '<') {
       if (++depth > SGM_MAX_DEPTH) {
         *line = ln;
@@ -237,6 +306,23 @@ static void append(MlirStringRef s, void *user) {
   g->b->data[g->b->size] = '\0';
 }
 
+sg_status sg_mlir_check_text(const char *name, const char *text, size_t len, sg_diag *diag) {
+  unsigned line, col;
+  if (!text && len)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_mlir_check_text: null text");
+  int why = check_text(text, len, &line, &col);
+  if (why == 1)
+    return sg_diag_set(diag, SG_ERR_PARSE, "%s:%u:%u: nested more than %d levels deep ({, (, "
+                       "[, <): softgen takes MLIR text of at most %d levels (MLIR's parser "
+                       "recurses per level and would overflow the stack)",
+                       name ? name : "<mlir>", line, col, SGM_MAX_DEPTH, SGM_MAX_DEPTH);
+  if (why == 2)
+    return sg_diag_set(diag, SG_ERR_PARSE, "%s:%u:%u: expected an integer list [i, j, ...] "
+                       "after 'dimensions =' or 'permutation =' (MLIR 22's linalg parser crashes "
+                       "on a malformed one)", name ? name : "<mlir>", line, col);
+  return SG_OK;
+}
+
 sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
                                const sg_mlir_options *opts, sg_buffer *out,
                                sg_mlir_report *report, sg_diag *diag) {
@@ -246,12 +332,9 @@ sg_status sg_mlir_compile_text(const char *name, const char *text, size_t len,
   if (!report || (!text && len))
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_mlir_compile_text: null argument");
   memset(report, 0, sizeof *report);
-  unsigned line, col;
-  if (too_deep_text(text, len, &line, &col))
-    return sg_diag_set(diag, SG_ERR_PARSE, "%s:%u:%u: nested more than %d levels deep ({, (, "
-                       "[, <): softgen takes MLIR text of at most %d levels (MLIR's parser "
-                       "recurses per level and would overflow the stack)",
-                       name ? name : "<mlir>", line, col, SGM_MAX_DEPTH, SGM_MAX_DEPTH);
+  sg_status checked = sg_mlir_check_text(name, text, len, diag);
+  if (checked)
+    return checked;
   MlirDialectRegistry reg = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(reg);
   MlirContext ctx = mlirContextCreateWithRegistry(reg, false);

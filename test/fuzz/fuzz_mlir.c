@@ -108,6 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 /* Parses text (NUL-terminated at size) and classifies its softmax ops. */
 static void run(const char *text, size_t size) {
+  sg_diag cd; /* what MLIR's parser would not survive, as sg_mlir_compile_text refuses it */
+  if (sg_mlir_check_text("fuzz", text, size, &cd) != SG_OK)
+    return;
   MlirModule m = mlirModuleCreateParse(ctx, (MlirStringRef){text, size});
   if (mlirModuleIsNull(m))
     return;
