@@ -81,9 +81,10 @@ static int ident_char(char c) {
 }
 
 /* MLIR 22's parsers of linalg.broadcast, reduce and transpose crash (a null
- * attribute stored) on a malformed `dimensions = [...]` or
- * `permutation = [...]`: mlir-opt does too. Where the word at p[i] is one of
- * those followed by `= [`, the offset of the first byte that breaks
+ * attribute stored) on anything but a well-formed list after `dimensions =`
+ * or `permutation =` in their custom syntax (after `outs(...)`): mlir-opt
+ * does too. Where the word at p[i] is one of those, after a `)` and before
+ * `=`, the offset of the first byte that breaks
  * `[ int (, int)* ]` or `[ ]` (len: the text ends first); SIZE_MAX when it is
  * well formed or not such a list. */
 static size_t bad_int_list(const char *p, size_t len, size_t i) {
@@ -96,12 +97,16 @@ static size_t bad_int_list(const char *p, size_t len, size_t i) {
     match = j - i == strlen(words[w]) && memcmp(p + i, words[w], j - i) == 0;
 #define SKIP_WS() while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r')) j++
   SKIP_WS();
-  if (!match || j >= len || p[j] != '=')
+  size_t before = i; /* the op's custom syntax: after its outs(...) */
+  while (before > 0 && (p[before - 1] == ' ' || p[before - 1] == '\t' || p[before - 1] == '\n' ||
+                        p[before - 1] == '\r'))
+    before--;
+  if (!match || before == 0 || p[before - 1] != ')' || j >= len || p[j] != '=')
     return SIZE_MAX;
   j++;
   SKIP_WS();
   if (j >= len || p[j] != '[')
-    return SIZE_MAX;
+    return j;
   j++;
   SKIP_WS();
   if (j < len && p[j] == ']')
