@@ -85,7 +85,8 @@ static int ident_char(char c) {
  * or `permutation =` in their custom syntax (after `outs(...)`): mlir-opt
  * does too. Where the word at p[i] is one of those, after a `)` and before
  * `=`, the offset of the first byte that breaks
- * `[ int (, int)* ]` or `[ ]` (len: the text ends first); SIZE_MAX when it is
+ * `[ int (, int)* ]` or `[ ]`, its ints of at most 18 digits (len: the text
+ * ends first); SIZE_MAX when it is
  * well formed or not such a list. */
 static size_t bad_int_list(const char *p, size_t len, size_t i) {
   static const char *const words[] = {"dimensions", "permutation"};
@@ -117,8 +118,8 @@ static size_t bad_int_list(const char *p, size_t len, size_t i) {
     size_t digits = j;
     while (j < len && p[j] >= '0' && p[j] <= '9')
       j++;
-    if (j == digits)
-      return j;
+    if (j == digits || j - digits > 18) /* no integer, or one that may not fit in 64 bits */
+      return digits;
     SKIP_WS();
     if (j < len && p[j] == ']')
       return SIZE_MAX;
@@ -323,8 +324,9 @@ sg_status sg_mlir_check_text(const char *name, const char *text, size_t len, sg_
                        name ? name : "<mlir>", line, col, SGM_MAX_DEPTH, SGM_MAX_DEPTH);
   if (why == 2)
     return sg_diag_set(diag, SG_ERR_PARSE, "%s:%u:%u: expected an integer list [i, j, ...] "
-                       "after 'dimensions =' or 'permutation =' (MLIR 22's linalg parser crashes "
-                       "on a malformed one)", name ? name : "<mlir>", line, col);
+                       "(of 64-bit integers) after 'dimensions =' or 'permutation =' (MLIR 22's "
+                       "linalg parser crashes on a malformed one)", name ? name : "<mlir>", line,
+                       col);
   return SG_OK;
 }
 
