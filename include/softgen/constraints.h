@@ -46,7 +46,12 @@ SG_API sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_dia
  * SG_LAYOUT_ROWS (0, the default) reduces contiguous rows; SG_LAYOUT_INNER
  * reduces dim N of tensors viewed as [outer, N, inner] (softmax over a
  * non-last dim without a copy: one thread a row, inner a run-time argument;
- * softgen/meta.h, docs/constraints.md). */
+ * softgen/meta.h, docs/constraints.md).
+ * A range of N: n_min from 1 to n (0: n, the exact N) plans one kernel for
+ * every N in [n_min, n], taking N at run time ("n_min" and "arg cols" in
+ * softgen/meta.h): planned for n, its rows peeled and every column checked
+ * against the run-time N; rows layout only, one workgroup a row (no cluster,
+ * no few-rows variants). */
 typedef struct sg_problem {
   int64_t n;
   sg_dtype dtype;     /* "T" of the template: the input dtype */
@@ -55,7 +60,15 @@ typedef struct sg_problem {
   int out_dtype_set;  /* 0: "U" (the template's output dtype) is dtype */
   sg_dtype out_dtype; /* "U" when out_dtype_set */
   sg_layout layout;
+  int64_t n_min; /* 0 (or n): N is n; else the kernel takes any N in [n_min, n] */
 } sg_problem;
+
+/* The ranges of N that kernels for a run-time N cover (softgen's policy,
+ * plan/policy.c): ranges[i] = {n_min, n} of one sg_problem each, increasing
+ * and adjacent, from 1 to 2^31-1; at most cap of them (SG_N_RANGES_MAX
+ * holds all). Returns their count. */
+#define SG_N_RANGES_MAX 16
+SG_API int sg_plan_n_ranges(int64_t ranges[][2], int cap);
 
 /* Resolves constraints for template and problem into a plan, or rejects them
  * with SG_ERR_CONSTRAINT and a message naming the broken rule and limit. */

@@ -55,6 +55,19 @@
  * every M: a launcher that ignores the lines is still correct. Objects
  * without them load as before.
  *
+ * A range of N (optional): "n_min K" (1 <= K < n) says the kernel computes rows
+ * of any length N from K to n, and takes N as one more argument, "arg cols"
+ * (i64, exactly once; not without "n_min"):
+ *
+ *   n 2048
+ *   n_min 1025
+ *   ...
+ *   arg stride y
+ *   arg cols
+ *
+ * Such rows may start at any element (vector_bytes is an element). Without
+ * the line, n_min is n and the kernel takes rows of exactly n.
+ *
  * "layout inner" (optional; default "layout rows") says the kernel views each
  * tensor as [outer, N, inner] with a contiguous inner dim: row m = o * inner + i
  * (M = outer * inner rows) holds the elements at o * stride + n * nstride + i.
@@ -117,7 +130,8 @@ typedef enum sg_arg_kind {
   SG_ARG_STRIDE,
   SG_ARG_INNER,
   SG_ARG_NSTRIDE,
-  SG_ARG_SCALAR /* a scalar parameter (index into scalars[]) */
+  SG_ARG_SCALAR, /* a scalar parameter (index into scalars[]) */
+  SG_ARG_COLS    /* N (i64), in kernels for a range of N ("n_min") */
 } sg_arg_kind;
 
 typedef struct sg_meta_tensor {
@@ -152,7 +166,7 @@ typedef struct sg_meta {
   char template_name[SG_META_NAME_MAX];
   char target[16]; /* "nvptx", "amdgpu", "host" */
   char arch[32];   /* "sm_90", "gfx942", ... */
-  int64_t n;       /* row length the kernel was generated for */
+  int64_t n;       /* row length the kernel was generated for (the largest of a range) */
   unsigned block;  /* threads per block */
   unsigned rows_per_block;
   unsigned smem;         /* static shared memory bytes */
@@ -172,6 +186,8 @@ typedef struct sg_meta {
   int nvariants;        /* "variant few" lines, in variants[] in their order (increasing
                            max_rows) */
   sg_meta_variant variants[SG_META_MAX_VARIANTS]; /* the few-rows entry points */
+  int64_t n_min; /* the smallest row length it takes: n unless "n_min" says less (a
+                    range of N: the kernel takes N as "arg cols") */
 } sg_meta;
 
 /* Writes meta as text into buf (capacity cap, NUL included). *len (optional)

@@ -122,6 +122,12 @@ typedef struct sg_mlir_op {
                        meta.variants[i] */
   int copies;       /* bits: 1 the input, 2 the output go through a copy in device memory
                        (host memory: sg_mlir_options.device_memory 0) */
+  /* A dynamic reduced dim (n -1): one kernel per range of N (sg_plan_n_ranges),
+   * range_kernels[i] the index into sg_mlir_report.kernels of range i (its
+   * meta.n_min to meta.n), the launch picking the range of the run-time N;
+   * kernel is range 0's. 0 for a static N. */
+  int nranges;
+  int range_kernels[SG_N_RANGES_MAX];
 } sg_mlir_op;
 
 /* One distinct kernel (template, dtype, N) of the module. */

@@ -128,7 +128,8 @@ SG_API const sg_meta *sgrt_kernel_meta(const sgrt_kernel *k);
 
 /* Checks tensors against the metadata and launches on stream (NULL: the
  * default stream). ntensors must equal meta->ntensors. Every tensor must have
- * cols == meta->n, the same rows M >= 0 (M == 0 launches nothing), row_stride
+ * cols == meta->n (a kernel for a range of N: the same cols, from meta->n_min
+ * to meta->n), the same rows M >= 0 (M == 0 launches nothing), row_stride
  * >= cols, data and row_stride * element size aligned to meta->vector_bytes,
  * non-NULL data when M > 0, and the dtype the metadata names.
  * Inner layout: every tensor the same inner >= 1, dividing M ("wrong inner"),

@@ -4,7 +4,8 @@
  *
  *   tensors (pointers), M, each tensor's row stride; the inner layout then
  *   inner and each tensor's stride along N; the row count of each input whose
- *   rows repeat; the scalars; on the host target, block id and block count.
+ *   rows repeat; the scalars; N for a range of N; on the host target, block
+ *   id and block count.
  *
  * Needs: the template and the plan (sgc_ctx). Produces: sgc_declare_kernel,
  * sgc_add_meta, used by codegen/kernel.c. */
@@ -22,6 +23,7 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
   snprintf(m->target, sizeof m->target, "%s", pl->target->name);
   snprintf(m->arch, sizeof m->arch, "%s", pl->arch);
   m->n = pl->n;
+  m->n_min = pl->n_min;
   m->block = pl->block_threads;
   m->rows_per_block = pl->rows_per_block;
   m->smem = pl->smem_bytes;
@@ -60,6 +62,8 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
     m->scalars[i].is_i64 = t->scalars[i].is_i64;
     m->args[m->nargs++] = (sg_meta_arg){SG_ARG_SCALAR, i};
   }
+  if (sgp_dynamic_n(pl)) /* a range of N: N itself */
+    m->args[m->nargs++] = (sg_meta_arg){SG_ARG_COLS, -1};
   /* vector_bytes is per the widest tensor; every tensor's base must allow it */
   for (unsigned i = 0; i < pl->nfew; i++) { /* the few-rows variants: their own launch numbers */
     const sg_plan *v = pl->few[i];
@@ -112,6 +116,8 @@ void sgc_declare_kernel(sgc_ctx *cx) {
       params[np++] = cx->i64;
   for (int i = 0; i < t->nscalars; i++)
     params[np++] = t->scalars[i].is_i64 ? cx->i64 : cx->f32;
+  if (sgp_dynamic_n(cx->plan))
+    params[np++] = cx->i64;
   for (unsigned i = 0; i < cx->hooks->id_params && i < 2; i++) /* host: block id, block count */
     params[np++] = cx->i32;
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cx->ctx), params, np, 0);
@@ -152,5 +158,11 @@ void sgc_declare_kernel(sgc_ctx *cx) {
   }
   if (inner)
     LLVMSetValueName2(LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1)), "inner", 5);
+  if (sgp_dynamic_n(cx->plan)) {
+    cx->cols = LLVMGetParam(cx->fn, extra++);
+    LLVMSetValueName2(cx->cols, "N", 1);
+  } else {
+    cx->cols = LLVMConstInt(cx->i64, (unsigned long long)cx->plan->n, 0);
+  }
   cx->hooks->kernel_attributes(cx, cx->fn);
 }

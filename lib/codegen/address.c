@@ -147,7 +147,8 @@ static LLVMValueRef clamp64(sgc_ctx *cx, LLVMValueRef v, int64_t lo, int64_t hi)
 /* The chunks' shifted columns and, for checked chunks, which lanes are in [0, N). */
 static void peel_columns(sgc_ctx *cx, sgc_addr *a) {
   LLVMBuilderRef b = cx->b;
-  int64_t n = cx->plan->n, vec = cx->plan->vec;
+  int64_t vec = cx->plan->vec;
+  LLVMValueRef n = cx->cols, n_less_vec = LLVMBuildSub(b, n, i64c(cx, vec), "");
   LLVMValueRef lanes[SGC_MAX_VEC];
   for (unsigned j = 0; j < (unsigned)vec; j++)
     lanes[j] = LLVMConstInt(cx->i32, j, 0);
@@ -159,8 +160,8 @@ static void peel_columns(sgc_ctx *cx, sgc_addr *a) {
       continue;
     LLVMValueRef g = a->col_base ? LLVMBuildAdd(b, a->col_base, a->col[c], "") : a->col[c];
     LLVMValueRef full = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, g, i64c(cx, 0), ""),
-                                     LLVMBuildICmp(b, LLVMIntSLE, g, i64c(cx, n - vec), ""), "");
-    LLVMValueRef any = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, g, i64c(cx, n), ""),
+                                     LLVMBuildICmp(b, LLVMIntSLE, g, n_less_vec, ""), "");
+    LLVMValueRef any = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, g, n, ""),
                                     LLVMBuildICmp(b, LLVMIntSGT, g, i64c(cx, -vec), ""), "");
     if (a->own[c]) {
       full = LLVMBuildAnd(b, full, a->own[c], "");
@@ -172,7 +173,7 @@ static void peel_columns(sgc_ctx *cx, sgc_addr *a) {
     a->col_any[c] = any;
     /* lane j is in the row when lo <= j < hi: lo = -g, hi = N - g, clamped to [0, vec] */
     LLVMValueRef lo = clamp64(cx, LLVMBuildNeg(b, g, ""), 0, vec);
-    LLVMValueRef hi = clamp64(cx, LLVMBuildSub(b, i64c(cx, n), g, ""), 0, vec);
+    LLVMValueRef hi = clamp64(cx, LLVMBuildSub(b, n, g, ""), 0, vec);
     lo = sgc_splat(cx, LLVMBuildTrunc(b, lo, cx->i32, ""));
     hi = sgc_splat(cx, LLVMBuildTrunc(b, hi, cx->i32, ""));
     LLVMValueRef ok = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, J, lo, ""),
@@ -226,16 +227,23 @@ static LLVMValueRef vector_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef r
 
 /* The vt-vector of tensor ti's elements col + j of chunk c (out-of-row lanes
  * read the row's column 0). */
+/* Elements move as integers of their size: a scalar bf16 (or f16) value is
+ * no legal type on some targets (x86-64 without AVX512-BF16), whose backends
+ * would round-trip it through f32 with a compiler-rt call. */
+static LLVMTypeRef bits_of(sgc_ctx *cx, int ti) {
+  return LLVMIntTypeInContext(cx->ctx, 8 * sgc_elem_bytes(cx, ti));
+}
+
 static LLVMValueRef peel_elements_of(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row,
                                      unsigned c, LLVMTypeRef vt) {
-  LLVMValueRef v = LLVMGetPoison(vt);
+  LLVMTypeRef it = bits_of(cx, ti);
+  LLVMValueRef v = LLVMGetPoison(LLVMVectorType(it, cx->plan->vec));
   for (unsigned j = 0; j < cx->plan->vec; j++) {
-    LLVMValueRef e = LLVMBuildLoad2(cx->b, LLVMGetElementType(vt),
-                                    peel_element_ptr(cx, a, ti, row, c, j), "x.elem");
+    LLVMValueRef e = LLVMBuildLoad2(cx->b, it, peel_element_ptr(cx, a, ti, row, c, j), "x.elem");
     LLVMSetAlignment(e, sgc_elem_bytes(cx, ti));
     v = LLVMBuildInsertElement(cx->b, v, e, LLVMConstInt(cx->i32, j, 0), "");
   }
-  return v;
+  return LLVMBuildBitCast(cx->b, v, vt, "");
 }
 
 LLVMValueRef sgc_peel_fast(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c) {
@@ -310,12 +318,13 @@ void sgc_peel_store(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c, LLVMValueRef x
     return;
   LLVMBuildBr(b, join);
   LLVMPositionBuilderAtEnd(b, parts);
+  LLVMValueRef bits = LLVMBuildBitCast(b, x, LLVMVectorType(bits_of(cx, ti), cx->plan->vec), "");
   for (unsigned j = 0; j < cx->plan->vec; j++) {
     LLVMValueRef lane = LLVMConstInt(cx->i32, j, 0);
     LLVMBasicBlockRef into = NULL;
     if (a->col_valid[c])
       into = sgc_open_if(cx, LLVMBuildExtractElement(b, a->col_valid[c], lane, ""), "peel.lane");
-    LLVMValueRef e = LLVMBuildExtractElement(b, x, lane, "");
+    LLVMValueRef e = LLVMBuildExtractElement(b, bits, lane, "");
     LLVMValueRef at = sgc_element_ptr(cx, a, ti, a->row,
                                       LLVMBuildAdd(b, a->col[c], i64c(cx, j), ""));
     LLVMSetAlignment(LLVMBuildStore(b, e, at), es);
@@ -396,13 +405,15 @@ void sgc_chunk_columns(sgc_ctx *cx, sgc_addr *a, LLVMValueRef base, unsigned nch
       uint64_t at = base && known ? LLVMConstIntGetZExtValue(base) : 0;
       a->lane_col[c] = a->col[c];
       /* past the workgroup's tile (unshifted: whole chunks) the columns are the
-       * next workgroup's in a cluster, past the row's end otherwise */
+       * next workgroup's in a cluster, past the row's end otherwise; a range
+       * of N checks every chunk that can pass its smallest N */
       a->own[c] = end > limit ? LLVMBuildICmp(cx->b, LLVMIntULT, a->col[c],
                                               LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0),
                                               "col.own")
                               : NULL;
       a->check[c] = !known || (at == 0 && c == 0) || a->own[c] ||
-                    (uint64_t)(pl->cluster - 1) * (uint64_t)pl->tile_n + at + end > (uint64_t)pl->n;
+                    (uint64_t)(pl->cluster - 1) * (uint64_t)pl->tile_n + at + end >
+                        (uint64_t)pl->n_min;
       continue;
     }
     /* the columns this workgroup holds end at tile_n; in an uneven split at

@@ -35,6 +35,7 @@ typedef struct sgc_ctx {
   unsigned next_slot;       /* next reduction buffer of this iteration */
   LLVMValueRef repeat_rows[SGT_MAX_TENSORS]; /* i64 R of inputs whose rows repeat, else NULL */
   LLVMValueRef scalar_args[SGT_MAX_SCALARS]; /* the kernel's scalar parameters */
+  LLVMValueRef cols; /* i64 N: the "cols" parameter for a range of N, else the constant */
 } sgc_ctx;
 
 typedef enum sgc_reduce_kind {

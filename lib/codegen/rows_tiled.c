@@ -73,6 +73,14 @@ static void tile_pass_emit(sgc_walk *w, tile_pass *tp) {
   uint64_t per_chunk = (uint64_t)pl->threads_per_row * pl->vec;
   uint64_t tile_cols = per_chunk * pl->chunks;
   uint64_t full = (uint64_t)pl->tile_n / tile_cols, rest = (uint64_t)pl->tile_n % tile_cols;
+  LLVMValueRef trips = LLVMConstInt(cx->i64, full, 0);
+  if (sgp_dynamic_n(pl)) { /* a range of N: the tiles that reach the run-time N's
+                              (n + 2 vec - 2) / vec peeled vectors, each chunk checked */
+    LLVMValueRef cols = LLVMBuildAdd(b, cx->cols, LLVMConstInt(cx->i64, 2 * pl->vec - 2 + tile_cols - 1, 0), "");
+    trips = LLVMBuildUDiv(b, cols, LLVMConstInt(cx->i64, tile_cols, 0), "tiles");
+    full = 1; /* at least one: N >= 1 */
+    rest = 0;
+  }
   unsigned nacc = tile_accs(pl, tp);
   LLVMValueRef init[SGC_MAX_CHUNKS];
   for (unsigned c = 0; c < nacc; c++)
@@ -92,8 +100,7 @@ static void tile_pass_emit(sgc_walk *w, tile_pass *tp) {
     lower_tile(w, base, pl->chunks, tile_cols, tp);
     LLVMValueRef next = LLVMBuildAdd(b, ti, LLVMConstInt(cx->i64, 1, 0), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(cx->i64, full, 0), ""),
-                    loop, done);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, trips, ""), loop, done);
     LLVMBasicBlockRef from[2] = {pre, latch};
     LLVMValueRef iv[2] = {LLVMConstInt(cx->i64, 0, 0), next};
     LLVMAddIncoming(ti, iv, from, 2);

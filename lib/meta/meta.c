@@ -95,6 +95,8 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
   if (m->template_name[0]) /* optional when parsing: an empty one would not parse back */
     put(&o, "template %s\n", m->template_name);
   put(&o, "target %s\narch %s\nn %lld\n", m->target, m->arch, (long long)m->n);
+  if (m->n_min && m->n_min < m->n)
+    put(&o, "n_min %lld\n", (long long)m->n_min);
   put(&o, "block %u\nrows_per_block %u\nsmem %u\ncluster %u\nvector_bytes %u\n", m->block,
       m->rows_per_block, m->smem, m->cluster, m->vector_bytes);
   if (m->persistent)
@@ -116,8 +118,10 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
     put(&o, "scalar %s %s\n", m->scalars[i].name, m->scalars[i].is_i64 ? "i64" : "f32");
   for (int i = 0; i < m->nargs; i++) {
     const sg_meta_arg *a = &m->args[i];
-    static const char *const kinds[] = {"tensor", "rows", "stride", "inner", "nstride", "scalar"};
-    if ((a->kind == SG_ARG_ROWS && a->tensor < 0) || a->kind == SG_ARG_INNER)
+    static const char *const kinds[] = {"tensor", "rows",   "stride", "inner",
+                                        "nstride", "scalar", "cols"};
+    if ((a->kind == SG_ARG_ROWS && a->tensor < 0) || a->kind == SG_ARG_INNER ||
+        a->kind == SG_ARG_COLS)
       put(&o, "arg %s\n", kinds[a->kind]);
     else if (a->kind == SG_ARG_SCALAR && a->tensor >= 0 && a->tensor < m->nscalars)
       put(&o, "arg scalar %s\n", m->scalars[a->tensor].name);
@@ -254,6 +258,10 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
       return BAD("%d: n must be 1 to 2^31-1", lineno);
     m->n = (int64_t)v;
     *seen |= SEEN_N;
+  } else if (nw == 2 && strcmp(k, "n_min") == 0) {
+    if (parse_u64(w[1], (1ull << 31) - 1, &v) || v == 0)
+      return BAD("%d: n_min must be 1 to 2^31-1", lineno);
+    m->n_min = (int64_t)v;
   } else if (nw == 2 && (strcmp(k, "block") == 0 || strcmp(k, "rows_per_block") == 0 ||
                          strcmp(k, "cluster") == 0 || strcmp(k, "vector_bytes") == 0 ||
                          strcmp(k, "smem") == 0 || strcmp(k, "dsmem") == 0)) {
@@ -319,8 +327,9 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
     if (m->nargs == SG_META_MAX_ARGS)
       return BAD("%d: more than %d args", lineno, SG_META_MAX_ARGS);
     sg_meta_arg *a = &m->args[m->nargs];
-    if (nw == 2 && (strcmp(w[1], "rows") == 0 || strcmp(w[1], "inner") == 0)) {
-      a->kind = w[1][0] == 'r' ? SG_ARG_ROWS : SG_ARG_INNER;
+    if (nw == 2 && (strcmp(w[1], "rows") == 0 || strcmp(w[1], "inner") == 0 ||
+                    strcmp(w[1], "cols") == 0)) {
+      a->kind = w[1][0] == 'r' ? SG_ARG_ROWS : w[1][0] == 'i' ? SG_ARG_INNER : SG_ARG_COLS;
       a->tensor = -1;
     } else if (nw == 3 && strcmp(w[1], "scalar") == 0) {
       a->kind = SG_ARG_SCALAR;
@@ -337,8 +346,8 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
       if (a->kind == SG_ARG_ROWS && m->tensors[a->tensor].is_output)
         return BAD("%d: 'arg rows %s': only an input's rows may repeat", lineno, w[2]);
     } else
-      return BAD("%d: arg must be 'rows', 'rows NAME', 'inner', 'tensor NAME', 'stride NAME', "
-                 "'nstride NAME' or 'scalar NAME'", lineno);
+      return BAD("%d: arg must be 'rows', 'rows NAME', 'inner', 'cols', 'tensor NAME', "
+                 "'stride NAME', 'nstride NAME' or 'scalar NAME'", lineno);
     m->nargs++;
   } else
     return BAD("%d: unknown or malformed entry '%s'", lineno, k);
@@ -453,6 +462,17 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
   sg_status st = check_layout(&m, diag);
   if (st)
     return st;
+  if (m.n_min > m.n)
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata n_min %lld is over n %lld",
+                       (long long)m.n_min, (long long)m.n);
+  if (!m.n_min)
+    m.n_min = m.n;
+  int cols = 0;
+  for (int j = 0; j < m.nargs; j++)
+    cols += m.args[j].kind == SG_ARG_COLS;
+  if (cols != (m.n_min < m.n))
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata passes 'arg cols' %d times: once with an "
+                       "n_min under n (a range of N), else never", cols);
   *out = m;
   return SG_OK;
 }

@@ -300,13 +300,13 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
     op_skip(r, "result element type %s is not supported (softgen writes f16, bf16, f32)", tt);
   } else if (t->softmax_op && r->out_dtype != r->dtype) {
     op_skip(r, "input and output element types differ");
-  } else if (r->n == -1) {
-    op_skip(r, "the reduced dim %d of %s is dynamic: softgen generates kernels for a static N",
-            r->dim, tt);
+  } else if (r->n == -1 && r->inner != 1) {
+    op_skip(r, "the reduced dim %d of %s is dynamic and not the innermost: a run-time N takes "
+            "rows (the dims after the reduced dim of size 1)", r->dim, tt);
   } else if (r->inner == -1) {
     op_skip(r, "%s has dynamic dims after the reduced dim %d: the MLIR front end takes those "
             "static (the dims before it may be dynamic)", tt, r->dim);
-  } else if (r->outer == -2 || r->inner < 0 || r->n < 0 || r->m == -2 ||
+  } else if (r->outer == -2 || r->inner < 0 || r->n < -1 || r->m == -2 ||
              (r->outer == -1 && r->inner > 0 && r->n > SGM_MAX_EXTENT / r->inner)) {
     op_skip(r, "%s is too large", tt);
   } else if (r->n > 2147483647) {
@@ -319,7 +319,18 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
     MlirType min = r->tensor_form ? sgm_memref_of(tin) : tin;
     MlirType mout = r->tensor_form ? sgm_memref_of(tout) : tout;
     r->layout = r->inner > 1 ? SG_LAYOUT_INNER : SG_LAYOUT_ROWS;
-    if (r->outer == -1) { /* dynamic dims before dim: M at run time, dense rows */
+    if (r->n == -1) { /* N at run time: dense rows, their stride N (SGM_RUN_TIME_N) */
+      if (!identity_layout(min) || !identity_layout(mout)) {
+        op_skip(r, "%s has a dynamic reduced dim: softgen takes it (kernels for ranges of N "
+                "chosen at run time) on identity layouts only", tt);
+      } else {
+        for (int w = 0; w < 2; w++) {
+          o->stride[w] = SGM_RUN_TIME_N;
+          o->nstride[w] = 1;
+          o->offset[w] = 0;
+        }
+      }
+    } else if (r->outer == -1) { /* dynamic dims before dim: M at run time, dense rows */
       if (!identity_layout(min) || !identity_layout(mout)) {
         op_skip(r, "%s has dynamic dims: softgen takes them (before the reduced dim, a run-time "
                 "M) on identity layouts only", tt);

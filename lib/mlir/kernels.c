@@ -19,15 +19,17 @@
 #include "mlir/mlir_impl.h"
 #include "softgen/runtime.h"
 
-/* The op's compilation (parse and resolve) of outputs `outputs`. */
+/* The op's compilation (parse and resolve) of outputs `outputs`, for N from
+ * n_min to n (a static N: both r->n). */
 static sg_status create(const sgm_state *s, const sg_template *parsed, const sg_mlir_op *r,
-                        unsigned outputs, sg_compilation **out, sg_diag *diag) {
+                        int64_t n_min, int64_t n, unsigned outputs, sg_compilation **out,
+                        sg_diag *diag) {
   const sg_mlir_options *o = s->opts;
   sg_compile_options co;
   sg_compile_options_init(&co);
-  co.problem = (sg_problem){.n = r->n, .dtype = r->dtype, .target = o->target, .arch = o->arch,
+  co.problem = (sg_problem){.n = n, .dtype = r->dtype, .target = o->target, .arch = o->arch,
                             .layout = r->layout, .out_dtype_set = r->out_dtype != r->dtype,
-                            .out_dtype = r->out_dtype};
+                            .out_dtype = r->out_dtype, .n_min = n_min};
   co.outputs = outputs;
   /* AUTO: a missing or failing ptxas falls back to PTX (emit_object) */
   co.optional_outputs = o->format == SG_MLIR_FORMAT_AUTO ? SG_OUTPUT_BIT(SG_OUTPUT_OBJECT) : 0;
@@ -60,7 +62,8 @@ static sg_status emit_one(sg_compilation *c, sg_output_kind kind, sg_mlir_kernel
  * reads its metadata back. c was created for SG_OUTPUT_ASM when the format is
  * ASSEMBLY, else for SG_OUTPUT_OBJECT (optional under AUTO). */
 static sg_status build_kernel(sgm_state *s, const sg_template *parsed, const sg_mlir_op *r,
-                              sg_compilation *c, sg_mlir_kernel *k, sg_diag *diag) {
+                              const int64_t range[2], sg_compilation *c, sg_mlir_kernel *k,
+                              sg_diag *diag) {
   const sg_mlir_options *o = s->opts;
   const sg_plan *plan = sg_compilation_plan(c);
   int nvptx = strcmp(sg_plan_asm_ext(plan), ".ptx") == 0;
@@ -82,7 +85,7 @@ static sg_status build_kernel(sgm_state *s, const sg_template *parsed, const sg_
       snprintf(s->report->warning, sizeof s->report->warning,
                "%.400s; the gpu.objects hold PTX (assembly) instead", k->stats.warning);
       sg_compilation *a = NULL;
-      st = create(s, parsed, r, SG_OUTPUT_BIT(SG_OUTPUT_ASM), &a, diag);
+      st = create(s, parsed, r, range[0], range[1], SG_OUTPUT_BIT(SG_OUTPUT_ASM), &a, diag);
       if (!st)
         st = emit_one(a, SG_OUTPUT_ASM, k, diag);
       sg_compilation_destroy(a);
@@ -145,7 +148,7 @@ static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
     snprintf(r->message, sizeof r->message, "%.500s", d.message);
     return 0;
   }
-  r->grid = r->m < 0 ? 0 : g.grid;
+  r->grid = r->m < 0 || r->n < 0 ? 0 : g.grid; /* a run-time N: per range, in the module */
   r->block = g.block;
   r->cluster = g.cluster;
   r->dsmem = g.dsmem;
@@ -158,11 +161,17 @@ static void drop_unused(sg_mlir_report *rep) {
   int nk = 0;
   for (int k = 0; k < rep->nkernels; k++) {
     int used = 0;
-    for (int i = 0; i < rep->nops; i++)
+    for (int i = 0; i < rep->nops; i++) {
       if (rep->ops[i].kernel == k) {
         rep->ops[i].kernel = nk;
         used = 1;
       }
+      for (int j = 0; j < rep->ops[i].nranges; j++)
+        if (rep->ops[i].range_kernels[j] == k) {
+          rep->ops[i].range_kernels[j] = nk;
+          used = 1;
+        }
+    }
     if (used)
       rep->kernels[nk++] = rep->kernels[k];
     else
@@ -195,36 +204,50 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
     if (r->status != SG_OK)
       continue;
     const sg_template *pt = parsed[strcmp(r->template_name, "log_softmax") == 0];
-    sg_compilation *c = NULL;
-    sg_diag pd;
-    sg_diag_clear(&pd);
-    sg_status ps = create(s, pt, r, outputs, &c, &pd);
-    if (ps == SG_ERR_CONSTRAINT) { /* this op's problem only: it stays */
-      r->status = ps;
-      snprintf(r->message, sizeof r->message, "%.500s", pd.message);
-      continue;
-    }
-    if (ps) {
-      if (diag)
-        *diag = pd;
-      st = ps;
-      break;
-    }
-    int k = find_kernel(rep, sg_plan_kernel_name(sg_compilation_plan(c)));
-    if (k < 0) {
-      sg_mlir_kernel *ks = realloc(rep->kernels, (size_t)(rep->nkernels + 1) * sizeof *ks);
-      if (!ks) {
-        st = sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-      } else {
-        rep->kernels = ks;
-        k = rep->nkernels++;
-        memset(&ks[k], 0, sizeof ks[k]);
-        st = build_kernel(s, pt, r, c, &ks[k], diag);
+    /* a static N: one kernel; a run-time N: one a range of N (the policy's) */
+    int64_t ranges[SG_N_RANGES_MAX][2] = {{r->n, r->n}};
+    int nranges = r->n < 0 ? sg_plan_n_ranges(ranges, SG_N_RANGES_MAX) : 1;
+    int ok = 1;
+    for (int q = 0; q < nranges && ok && !st; q++) {
+      sg_compilation *c = NULL;
+      sg_diag pd;
+      sg_diag_clear(&pd);
+      sg_status ps = create(s, pt, r, ranges[q][0], ranges[q][1], outputs, &c, &pd);
+      if (ps == SG_ERR_CONSTRAINT) { /* this op's problem only: it stays */
+        r->status = ps;
+        snprintf(r->message, sizeof r->message, "%.500s", pd.message);
+        ok = 0;
+        break;
       }
+      if (ps) {
+        if (diag)
+          *diag = pd;
+        st = ps;
+        break;
+      }
+      int k = find_kernel(rep, sg_plan_kernel_name(sg_compilation_plan(c)));
+      if (k < 0) {
+        sg_mlir_kernel *ks = realloc(rep->kernels, (size_t)(rep->nkernels + 1) * sizeof *ks);
+        if (!ks) {
+          st = sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
+        } else {
+          rep->kernels = ks;
+          k = rep->nkernels++;
+          memset(&ks[k], 0, sizeof ks[k]);
+          st = build_kernel(s, pt, r, ranges[q], c, &ks[k], diag);
+        }
+      }
+      sg_compilation_destroy(c);
+      ok = !st && place(r, &s->ops[i], &rep->kernels[k].meta);
+      if (ok && r->n < 0)
+        r->range_kernels[r->nranges++] = k;
+      else if (ok)
+        r->kernel = k;
     }
-    sg_compilation_destroy(c);
-    if (!st && place(r, &s->ops[i], &rep->kernels[k].meta))
-      r->kernel = k;
+    if (ok && !st && r->n < 0)
+      r->kernel = r->range_kernels[0];
+    else if (r->n < 0) /* a range failed: none of them is launched */
+      r->nranges = 0;
   }
   drop_unused(rep);
   sg_template_destroy(own[0]);

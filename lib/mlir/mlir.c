@@ -241,12 +241,12 @@ static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir
     st = sgm_import(&s, diag);
   /* the dialects the rewrite creates ops and attributes of */
   static const char *const needed[] = {"arith", "bufferization", "cf", "gpu", "llvm", "memref",
-                                       "nvvm", "rocdl"};
+                                       "nvvm", "rocdl", "scf"};
   for (size_t i = 0; i < sizeof needed / sizeof needed[0] && !st && !s.opts->analyze_only; i++)
     if (mlirDialectIsNull(mlirContextGetOrLoadDialect(s.ctx, sgm_str(needed[i]))))
       st = sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT,
                        "the MLIR context has no '%s' dialect registered (the rewrite needs arith, "
-                       "bufferization, cf, gpu, llvm, memref, nvvm, rocdl)",
+                       "bufferization, cf, gpu, llvm, memref, nvvm, rocdl, scf)",
                        needed[i]);
   if (!st && !s.opts->analyze_only)
     st = sgm_kernels(&s, diag);

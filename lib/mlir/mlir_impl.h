@@ -74,12 +74,15 @@ typedef struct sgm_site {
   int nops;
 } sgm_site;
 
+/* A row stride that is the run-time N (dense rows of a dynamic reduced dim). */
+#define SGM_RUN_TIME_N (-1)
+
 /* What the rewrite needs of one op beyond its sg_mlir_op (same index). */
 typedef struct sgm_op {
   MlirOperation op;          /* the anchor */
   const sgm_site *site;
   MlirValue value[2];       /* the input and output (memrefs, or tensors: x and the result) */
-  int64_t stride[2];        /* their row strides, in elements */
+  int64_t stride[2];        /* their row strides, in elements (SGM_RUN_TIME_N: N, at run time) */
   int64_t offset[2];        /* their static offsets, in elements */
   int64_t nstride[2];       /* inner layout (inner > 1): their strides along N */
   int staged[2];            /* read / written through a copy in device memory */

@@ -17,6 +17,7 @@
 #include "mlir-c/Dialect/MemRef.h"
 #include "mlir-c/Dialect/NVVM.h"
 #include "mlir-c/Dialect/ROCDL.h"
+#include "mlir-c/Dialect/SCF.h"
 #include "mlir/mlir_impl.h"
 
 /* The pass's state: the options, with the strings they point to. */
@@ -85,6 +86,7 @@ MlirPass sg_mlir_create_pass(const sg_mlir_options *opts) {
       mlirGetDialectHandle__cf__(),     mlirGetDialectHandle__gpu__(),
       mlirGetDialectHandle__llvm__(),   mlirGetDialectHandle__memref__(),
       mlirGetDialectHandle__nvvm__(),   mlirGetDialectHandle__rocdl__(),
+      mlirGetDialectHandle__scf__(),
   };
   MlirExternalPassCallbacks cb = {construct, state_free, NULL, clone, run};
   return mlirCreateExternalPass(mlirTypeIDCreate(&id), sgm_str("SoftgenLowerSoftmax"),

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
@@ -39,7 +40,7 @@ struct LowerSoftmax : public mlir::PassWrapper<LowerSoftmax, mlir::OperationPass
     registry.insert<mlir::arith::ArithDialect, mlir::bufferization::BufferizationDialect,
                     mlir::cf::ControlFlowDialect, mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                     mlir::memref::MemRefDialect, mlir::NVVM::NVVMDialect,
-                    mlir::ROCDL::ROCDLDialect>();
+                    mlir::ROCDL::ROCDLDialect, mlir::scf::SCFDialect>();
   }
 
   Option<std::string> target{*this, "target", llvm::cl::desc("nvptx or amdgpu"),

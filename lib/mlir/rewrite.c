@@ -227,9 +227,159 @@ static MlirValue run_time_grid(builder *b, MlirValue rows, uint64_t rows_per_blo
   return binary(b, "arith.maxui", grid, constant(b, b->index, (int64_t)c));
 }
 
-/* Emits the launch of kernel k for op i in place of its site. */
+/* The gpu.launch_func of kernel `ref` with the values of its "arg" lines
+ * (args): `grid` blocks of `block` threads (index values; one: 1), in
+ * clusters of `cluster` (cluster_n > 1) with dsmem bytes of dynamic shared
+ * memory; after token tok (asynchronous: its token returned) or, tok null,
+ * synchronous (null returned). */
+static MlirValue launch_func(builder *b, MlirAttribute ref, MlirValue one, MlirValue grid,
+                             MlirValue block, MlirValue cluster, unsigned cluster_n,
+                             unsigned dsmem, const MlirValue *args, int nargs, MlirValue tok) {
+  /* operands: async deps, grid xyz, block xyz, cluster xyz?, dynamic smem?,
+   * kernel operands, async object? (gpu.launch_func's operandSegmentSizes) */
+  MlirValue ops[10 + SG_META_MAX_ARGS];
+  int n = 0, nc = cluster_n > 1 ? 3 : 0, async = !mlirValueIsNull(tok);
+  if (async)
+    ops[n++] = tok;
+  ops[n++] = grid, ops[n++] = one, ops[n++] = one;
+  ops[n++] = block, ops[n++] = one, ops[n++] = one;
+  if (nc)
+    ops[n++] = cluster, ops[n++] = one, ops[n++] = one;
+  if (dsmem) /* rows staged in shared memory: the launch provides it */
+    ops[n++] = constant(b, mlirIntegerTypeGet(b->ctx, 32), dsmem);
+  for (int a = 0; a < nargs; a++)
+    ops[n++] = args[a];
+  int32_t seg[13] = {async, 1, 1, 1, 1, 1, 1, nc / 3, nc / 3, nc / 3, dsmem ? 1 : 0, nargs, 0};
+  MlirNamedAttribute attrs[2] = {
+      named(b->ctx, "kernel", ref),
+      named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 13, seg)),
+  };
+  return emit(b, "gpu.launch_func", n, ops, async ? &b->token : NULL, 2, attrs);
+}
+
+/* The argument values of kernel m (its "arg" lines) for op r: the pointers
+ * of dev (the operands in device memory; checked against the kernel's
+ * alignment where nothing says they are aligned), M (rows; null: the static
+ * r->m), the row strides (constants, or N where they are SGM_RUN_TIME_N),
+ * N (cols: a run-time N). */
+static void kernel_args(builder *b, const sg_mlir_op *r, const sgm_op *o, const sg_meta *m,
+                        const MlirValue dev[2], MlirValue rows, MlirValue cols, MlirValue *args) {
+  for (int a = 0; a < m->nargs; a++) {
+    int tn = m->args[a].tensor, w = tn >= 0 && m->tensors[tn].is_output ? 1 : 0;
+    unsigned es = sg_dtype_size(w ? r->out_dtype : r->dtype);
+    if (m->args[a].kind == SG_ARG_TENSOR) {
+      MlirValue p = address(b, dev[w], o->offset[w] * (int64_t)es);
+      if (m->vector_bytes > es && !known_aligned(dev[w], m->vector_bytes)) /* whole vectors */
+        check_alignment(b, p, m->vector_bytes, w ? "output" : "input", r->location);
+      args[a] = emit(b, "llvm.inttoptr", 1, &p, &b->ptr, 0, NULL);
+    } else if (m->args[a].kind == SG_ARG_STRIDE) {
+      args[a] = o->stride[w] == SGM_RUN_TIME_N ? cols : constant(b, b->i64, o->stride[w]);
+    } else if (m->args[a].kind == SG_ARG_INNER) {
+      args[a] = constant(b, b->i64, r->inner);
+    } else if (m->args[a].kind == SG_ARG_NSTRIDE) {
+      args[a] = constant(b, b->i64, o->nstride[w]);
+    } else if (m->args[a].kind == SG_ARG_COLS) {
+      args[a] = cols;
+    } else {
+      args[a] = mlirValueIsNull(rows) ? constant(b, b->i64, r->m) : rows;
+    }
+  }
+}
+
+/* After the launch's token tok, with copies in device memory (dev) of op
+ * o's operands (mem): the result back, the copies freed, the stream waited
+ * for. */
+static void staged_tail(builder *b, const sgm_op *o, const MlirValue mem[2], const MlirValue dev[2],
+                        MlirValue tok) {
+  if (o->staged[1]) {
+    MlirValue cp[3] = {tok, mem[1], dev[1]};
+    tok = emit(b, "gpu.memcpy", 3, cp, &b->token, 0, NULL);
+  }
+  for (int w = 0; w < 2; w++)
+    if (o->staged[w]) {
+      MlirValue fr[2] = {tok, dev[w]};
+      tok = emit(b, "gpu.dealloc", 2, fr, &b->token, 0, NULL);
+    }
+  emit(b, "gpu.wait", 1, &tok, NULL, 0, NULL);
+}
+
+/* A run-time N: its range's kernel, by an scf.index_switch on the range
+ * (the count of ranges below N; N = 0, nothing to compute, the default:
+ * no launch). N over 2^31-1, the ranges' end, fails a cf.assert. With
+ * copies in device memory (tok: the stream's token), each case ends the
+ * stream (staged_tail), so that no token leaves a region (scf-to-cf would
+ * make it a block argument, which no upstream conversion of cf takes). */
+static void launch_ranges(builder *b, sgm_state *s, int i, const MlirAttribute *refs,
+                          MlirValue rows, MlirValue m_index, MlirValue n_index,
+                          const MlirValue mem[2], const MlirValue dev[2], MlirValue tok) {
+  const sg_mlir_op *r = &s->report->ops[i];
+  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
+  MlirValue cols = emit(b, "arith.index_cast", 1, &n_index, &b->i64, 0, NULL);
+  const sg_meta *top = &s->report->kernels[r->range_kernels[r->nranges - 1]].meta;
+  MlirValue le[2] = {cols, constant(b, b->i64, top->n)};
+  MlirNamedAttribute ule = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 7)); /* ule */
+  MlirValue fits = emit(b, "arith.cmpi", 2, le, &i1, 1, &ule);
+  char msg[700];
+  snprintf(msg, sizeof msg, "softgen: the reduced dim of the softmax at %s is over %lld, the "
+           "longest row its kernels take", r->location, (long long)top->n);
+  MlirNamedAttribute am = named(b->ctx, "msg", mlirStringAttrGet(b->ctx, sgm_str(msg)));
+  emit(b, "cf.assert", 1, &fits, NULL, 1, &am);
+  MlirNamedAttribute ugt = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 8)); /* ugt */
+  MlirNamedAttribute eq = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 0));
+  MlirValue which = constant(b, b->index, 0);
+  for (int q = 0; q + 1 < r->nranges; q++) { /* ranges below N */
+    const sg_meta *m = &s->report->kernels[r->range_kernels[q]].meta;
+    MlirValue c[2] = {n_index, constant(b, b->index, m->n)};
+    MlirValue pick[3] = {emit(b, "arith.cmpi", 2, c, &i1, 1, &ugt), constant(b, b->index, 1),
+                         constant(b, b->index, 0)};
+    which = binary(b, "arith.addi", which, emit(b, "arith.select", 3, pick, &b->index, 0, NULL));
+  }
+  MlirValue z[2] = {n_index, constant(b, b->index, 0)};
+  MlirValue empty = emit(b, "arith.cmpi", 2, z, &i1, 1, &eq);
+  MlirValue sel[3] = {empty, constant(b, b->index, r->nranges), which};
+  which = emit(b, "arith.select", 3, sel, &b->index, 0, NULL);
+  /* the switch: the default region (no launch) first, then a case a range */
+  int64_t cases[SG_N_RANGES_MAX];
+  MlirRegion regions[SG_N_RANGES_MAX + 1];
+  for (int q = 0; q <= r->nranges; q++) {
+    regions[q] = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(regions[q], mlirBlockCreate(0, NULL, NULL));
+    if (q < r->nranges)
+      cases[q] = q;
+  }
+  int async = !mlirValueIsNull(tok);
+  MlirOperationState st = mlirOperationStateGet(sgm_str("scf.index_switch"), b->loc);
+  mlirOperationStateAddOperands(&st, 1, &which);
+  MlirNamedAttribute ca = named(b->ctx, "cases", mlirDenseI64ArrayGet(b->ctx, r->nranges, cases));
+  mlirOperationStateAddAttributes(&st, 1, &ca);
+  mlirOperationStateAddOwnedRegions(&st, r->nranges + 1, regions);
+  MlirOperation sw = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(b->block, b->before, sw);
+  builder in = *b;
+  in.before = (MlirOperation){NULL}; /* append */
+  for (int q = -1; q < r->nranges; q++) {
+    in.block = mlirRegionGetFirstBlock(mlirOperationGetRegion(sw, q + 1));
+    MlirValue done = tok;
+    if (q >= 0) {
+      const sg_meta *m = &s->report->kernels[r->range_kernels[q]].meta;
+      MlirValue args[SG_META_MAX_ARGS], one = constant(&in, b->index, 1);
+      MlirValue grid = run_time_grid(&in, m_index, m->rows_per_block, m->cluster);
+      MlirValue block = constant(&in, b->index, m->block);
+      MlirValue cluster = m->cluster > 1 ? constant(&in, b->index, m->cluster) : one;
+      kernel_args(&in, r, &s->ops[i], m, dev, rows, cols, args);
+      done = launch_func(&in, refs[q], one, grid, block, cluster, m->cluster, m->dsmem, args,
+                         m->nargs, tok);
+    }
+    if (async)
+      staged_tail(&in, &s->ops[i], mem, dev, done);
+    emit(&in, "scf.yield", 0, NULL, NULL, 0, NULL);
+  }
+}
+
+/* Emits the launch of op i's kernel (refs[0]; a run-time N: refs[q] that of
+ * range q) in place of its site. */
 #define MAX_GONE (4 * (SGM_MAX_CHAIN_OPS + 1))
-static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
+static void launch(builder *b, sgm_state *s, int i, const MlirAttribute *refs) {
   const sg_mlir_op *r = &s->report->ops[i];
   const sgm_op *o = &s->ops[i];
   const sgm_site *t = o->site;
@@ -270,70 +420,38 @@ static void launch(builder *b, sgm_state *s, int i, MlirAttribute kernel_ref) {
       tok = emit(b, "gpu.memcpy", 3, cp, &b->token, 0, NULL);
     }
   }
-  MlirValue one = constant(b, b->index, 1);
-  MlirValue grid, rows = {NULL}; /* rows: a run-time M as i64 */
-  if (r->m >= 0) {
-    grid = constant(b, b->index, (int64_t)r->grid);
-  } else { /* M at run time, and the grid by the runtime's rule (sgrt_launch_geometry) */
-    MlirValue m_index = run_time_rows(b, mem[0], r->dim, r->inner);
-    rows = emit(b, "arith.index_cast", 1, &m_index, &b->i64, 0, NULL);
-    grid = run_time_grid(b, m_index, m->rows_per_block, r->cluster);
-  }
-  MlirValue block = constant(b, b->index, r->block);
-  MlirValue cluster = r->cluster > 1 ? constant(b, b->index, r->cluster) : one;
-  MlirValue args[SG_META_MAX_ARGS];
-  for (int a = 0; a < m->nargs; a++) {
-    int tn = m->args[a].tensor, w = tn >= 0 && m->tensors[tn].is_output ? 1 : 0;
-    unsigned es = sg_dtype_size(w ? r->out_dtype : r->dtype);
-    if (m->args[a].kind == SG_ARG_TENSOR) {
-      MlirValue p = address(b, dev[w], o->offset[w] * (int64_t)es);
-      if (m->vector_bytes > es && !known_aligned(dev[w], m->vector_bytes)) /* whole vectors */
-        check_alignment(b, p, m->vector_bytes, w ? "output" : "input", r->location);
-      args[a] = emit(b, "llvm.inttoptr", 1, &p, &b->ptr, 0, NULL);
-    } else if (m->args[a].kind == SG_ARG_STRIDE) {
-      args[a] = constant(b, b->i64, o->stride[w]);
-    } else if (m->args[a].kind == SG_ARG_INNER) {
-      args[a] = constant(b, b->i64, r->inner);
-    } else if (m->args[a].kind == SG_ARG_NSTRIDE) {
-      args[a] = constant(b, b->i64, o->nstride[w]);
+  if (r->nranges) { /* N at run time: the kernel of its range */
+    MlirValue m_index, rows = {NULL}; /* M (index; i64, null: static) */
+    if (r->m >= 0) {
+      m_index = constant(b, b->index, r->m);
     } else {
-      args[a] = r->m >= 0 ? constant(b, b->i64, r->m) : rows;
+      m_index = run_time_rows(b, mem[0], r->dim, r->inner);
+      rows = emit(b, "arith.index_cast", 1, &m_index, &b->i64, 0, NULL);
     }
+    MlirValue d[2] = {mem[0], constant(b, b->index, r->dim)};
+    MlirValue n_index = emit(b, "memref.dim", 2, d, &b->index, 0, NULL);
+    launch_ranges(b, s, i, refs, rows, m_index, n_index, mem, dev,
+                  staged ? tok : (MlirValue){NULL});
   }
-  /* operands: async deps, grid xyz, block xyz, cluster xyz?, dynamic smem?,
-   * kernel operands, async object? (gpu.launch_func's operandSegmentSizes) */
-  MlirValue ops[10 + SG_META_MAX_ARGS];
-  int n = 0, nc = r->cluster > 1 ? 3 : 0;
-  if (staged)
-    ops[n++] = tok;
-  ops[n++] = grid, ops[n++] = one, ops[n++] = one;
-  ops[n++] = block, ops[n++] = one, ops[n++] = one;
-  if (nc)
-    ops[n++] = cluster, ops[n++] = one, ops[n++] = one;
-  if (r->dsmem) /* rows staged in shared memory: the launch provides it */
-    ops[n++] = constant(b, mlirIntegerTypeGet(b->ctx, 32), r->dsmem);
-  for (int a = 0; a < m->nargs; a++)
-    ops[n++] = args[a];
-  int32_t seg[13] = {staged, 1, 1, 1, 1, 1, 1, nc / 3, nc / 3, nc / 3, r->dsmem ? 1 : 0,
-                     m->nargs, 0};
-  MlirNamedAttribute attrs[2] = {
-      named(b->ctx, "kernel", kernel_ref),
-      named(b->ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(b->ctx, 13, seg)),
-  };
-  MlirValue done = emit(b, "gpu.launch_func", n, ops, staged ? &b->token : NULL, 2, attrs);
-  if (staged) { /* the result back, the copies freed, the stream waited for */
-    tok = done;
-    if (o->staged[1]) {
-      MlirValue cp[3] = {tok, mem[1], dev[1]};
-      tok = emit(b, "gpu.memcpy", 3, cp, &b->token, 0, NULL);
+  MlirValue done = {NULL};
+  if (!r->nranges) {
+    MlirValue one = constant(b, b->index, 1), grid, rows = {NULL}; /* rows: a run-time M as i64 */
+    if (r->m >= 0) {
+      grid = constant(b, b->index, (int64_t)r->grid);
+    } else { /* M at run time, and the grid by the runtime's rule (sgrt_launch_geometry) */
+      MlirValue m_index = run_time_rows(b, mem[0], r->dim, r->inner);
+      rows = emit(b, "arith.index_cast", 1, &m_index, &b->i64, 0, NULL);
+      grid = run_time_grid(b, m_index, m->rows_per_block, r->cluster);
     }
-    for (int w = 0; w < 2; w++)
-      if (o->staged[w]) {
-        MlirValue fr[2] = {tok, dev[w]};
-        tok = emit(b, "gpu.dealloc", 2, fr, &b->token, 0, NULL);
-      }
-    emit(b, "gpu.wait", 1, &tok, NULL, 0, NULL);
+    MlirValue block = constant(b, b->index, r->block);
+    MlirValue cluster = r->cluster > 1 ? constant(b, b->index, r->cluster) : one;
+    MlirValue args[SG_META_MAX_ARGS];
+    kernel_args(b, r, o, m, dev, rows, (MlirValue){NULL}, args);
+    done = launch_func(b, refs[0], one, grid, block, cluster, r->cluster, r->dsmem, args, m->nargs,
+                       staged ? tok : (MlirValue){NULL});
   }
+  if (staged && !r->nranges) /* (a run-time N: in each case of the switch) */
+    staged_tail(b, o, mem, dev, done);
   if (r->tensor_form) {
     MlirType tout = mlirValueGetType(o->value[1]);
     MlirNamedAttribute a[2] = {named(b->ctx, "restrict", mlirUnitAttrGet(b->ctx)),
@@ -422,6 +540,14 @@ typedef struct placed {
   MlirAttribute ref, few_refs[SG_META_MAX_VARIANTS];
 } placed;
 
+/* The index of kernel k's placement in module mod among pl's n (n: none). */
+static int find_placed(const placed *pl, int n, int k, MlirOperation mod) {
+  int j = 0;
+  while (j < n && !(pl[j].kernel == k && mlirOperationEqual(pl[j].module, mod)))
+    j++;
+  return j;
+}
+
 /* Creates kernel k's gpu.binary in module mod (after `after`, else at the
  * start of its body, under a name no symbol there has) and fills p's
  * references; returns the binary. */
@@ -474,7 +600,7 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
   if (rep->nkernels == 0)
     return SG_OK;
   MlirAttribute *objects = calloc((size_t)rep->nkernels, sizeof *objects);
-  placed *pl = calloc((size_t)rep->nops, sizeof *pl);
+  placed *pl = calloc((size_t)rep->nops * SG_N_RANGES_MAX, sizeof *pl);
   if (!objects || !pl) {
     free(objects);
     free(pl);
@@ -498,22 +624,16 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
    * closest around the op: a nested module is its own symbol table), in
    * kernel order at the start of the module, then the launches */
   int npl = 0;
-  int *at = calloc((size_t)rep->nops, sizeof *at); /* each op's placement */
-  if (!at) {
-    free(objects);
-    free(pl);
-    return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
-  }
   for (int i = 0; i < rep->nops; i++) {
-    if (rep->ops[i].status != SG_OK || rep->ops[i].kernel < 0)
+    const sg_mlir_op *r = &rep->ops[i];
+    if (r->status != SG_OK || r->kernel < 0)
       continue;
     MlirOperation mod = module_of(s->ops[i].op);
-    int j = 0;
-    while (j < npl && !(pl[j].kernel == rep->ops[i].kernel && mlirOperationEqual(pl[j].module, mod)))
-      j++;
-    if (j == npl)
-      pl[npl++] = (placed){.kernel = rep->ops[i].kernel, .module = mod};
-    at[i] = j;
+    for (int q = 0; q < (r->nranges ? r->nranges : 1); q++) { /* its kernel, or its ranges' */
+      int k = r->nranges ? r->range_kernels[q] : r->kernel;
+      if (find_placed(pl, npl, k, mod) == npl)
+        pl[npl++] = (placed){.kernel = k, .module = mod};
+    }
   }
   for (int k = 0; k < rep->nkernels; k++)
     for (int j = 0; j < npl; j++) {
@@ -529,14 +649,19 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
                                   &pl[j]);
     }
   for (int i = 0; i < rep->nops; i++) {
-    if (rep->ops[i].status != SG_OK || rep->ops[i].kernel < 0)
+    const sg_mlir_op *r = &rep->ops[i];
+    if (r->status != SG_OK || r->kernel < 0)
       continue;
-    int f = rep->ops[i].few; /* 0: the kernel; v + 1: its variant v */
-    launch(&b, s, i, f ? pl[at[i]].few_refs[f - 1] : pl[at[i]].ref);
+    MlirOperation mod = module_of(s->ops[i].op);
+    MlirAttribute refs[SG_N_RANGES_MAX];
+    for (int q = 0; q < (r->nranges ? r->nranges : 1); q++) {
+      const placed *p = &pl[find_placed(pl, npl, r->nranges ? r->range_kernels[q] : r->kernel, mod)];
+      refs[q] = r->few ? p->few_refs[r->few - 1] : p->ref; /* few: its variant few - 1 */
+    }
+    launch(&b, s, i, refs);
     rep->ops[i].compiled = 1;
     rep->ncompiled++;
   }
-  free(at);
   free(objects);
   free(pl);
   return SG_OK;

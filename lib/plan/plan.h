@@ -55,7 +55,9 @@ struct sg_plan {
   char arch[32];
   sg_dtype dtype;
   sg_dtype out_dtype; /* "U": the output dtype (dtype unless given) */
-  int64_t n;
+  int64_t n;                /* N, or the largest N of a range (n_min < n) */
+  int64_t n_min;            /* the smallest N the kernel takes (n: exactly N); below n
+                               the kernel reads N from its "cols" argument */
   char template_name[SGT_NAME_MAX];
   char kernel_name[128];
 
@@ -121,6 +123,9 @@ struct sg_plan {
                                memory (more than stage_bytes, over half a multiprocessor's)
                                so that it is alone on its multiprocessor */
 };
+
+/* The kernel takes N at run time (a range of N, sg_problem.n_min). */
+static inline int sgp_dynamic_n(const sg_plan *pl) { return pl->n_min < pl->n; }
 
 /* Integer helpers of the plan's arithmetic. */
 static inline int sgp_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }

@@ -587,3 +587,27 @@ uint64_t sgp_policy_head_order_bytes(const sg_plan *pl) {
   (void)pl;
   return HEAD_ORDER_BYTES;
 }
+
+/* ---- a run-time N ---- */
+
+/* The ranges of N a run-time N is served by (the MLIR front end's dynamic
+ * reduced dim: one kernel per range, sg_problem.n_min .. n, chosen by N at
+ * launch): [1, 16], then (2^(k-1), 2^k] up to N_RANGES_REGISTERS = 2^16, rows
+ * in registers planned for the range's largest N; then one range of the
+ * longer rows to 2^31-1, tiled with the tile count from N. A factor of 2 a
+ * range keeps a row's threads at least half busy (the plan for 2N at N);
+ * the cost against exact-N kernels is measured in tools/bench/RESULTS.md
+ * "A run-time N". */
+#define N_RANGES_FIRST 16
+#define N_RANGES_REGISTERS 65536
+int sg_plan_n_ranges(int64_t ranges[][2], int cap) {
+  int n = 0;
+  for (int64_t lo = 1, hi = N_RANGES_FIRST; n < cap; lo = hi + 1, hi *= 2) {
+    int last = hi > N_RANGES_REGISTERS;
+    ranges[n][0] = lo;
+    ranges[n++][1] = last ? (int64_t)2147483647 : hi;
+    if (last)
+      break;
+  }
+  return n;
+}

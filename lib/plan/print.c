@@ -16,7 +16,11 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   if (pl->out_dtype != pl->dtype)
     fprintf(f, " in, %s out (U)", sg_dtype_name(pl->out_dtype));
   fprintf(f, ", accumulate f32\n");
-  fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
+  if (sgp_dynamic_n(pl))
+    fprintf(f, "  N                 %lld to %lld   (N and M are run-time arguments)\n",
+            (long long)pl->n_min, (long long)pl->n);
+  else
+    fprintf(f, "  N                 %lld   (M is a run-time argument)\n", (long long)pl->n);
   if (pl->layout == SG_LAYOUT_INNER)
     fprintf(f, "  layout            inner: tensors [outer, N, inner], row m = o x inner + i at "
             "o x stride + n x nstride + i (inner, strides: run-time); a thread a row, adjacent "

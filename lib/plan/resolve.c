@@ -145,6 +145,14 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   if (p->n < 1 || p->n > (1ll << 31) - 1)
     return sg_diag_set(diag, SG_ERR_CONSTRAINT, "N = %lld is out of range: N must be 1 to "
                        "2^31-1", (long long)p->n);
+  if (p->n_min < 0 || p->n_min > p->n)
+    return sg_diag_set(diag, SG_ERR_CONSTRAINT, "a range of N from %lld to %lld is empty: the "
+                       "smallest N must be 1 to %lld", (long long)p->n_min, (long long)p->n,
+                       (long long)p->n);
+  if (p->n_min && p->n_min < p->n && p->layout == SG_LAYOUT_INNER)
+    return sg_diag_set(diag, SG_ERR_CONSTRAINT, "a range of N (%lld to %lld) needs the rows "
+                       "layout: the inner layout takes one N", (long long)p->n_min,
+                       (long long)p->n);
   if ((unsigned)p->dtype >= SG_DTYPE_COUNT ||
       (p->out_dtype_set && (unsigned)p->out_dtype >= SG_DTYPE_COUNT))
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "invalid dtype");
@@ -167,12 +175,18 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   pl->dtype = p->dtype;
   pl->out_dtype = p->out_dtype_set ? p->out_dtype : p->dtype;
   pl->n = p->n;
+  pl->n_min = p->n_min ? p->n_min : p->n;
   snprintf(pl->template_name, sizeof pl->template_name, "%s", t->name);
   char out_part[16] = ""; /* "_f32" when the output dtype differs */
   if (pl->out_dtype != pl->dtype)
     snprintf(out_part, sizeof out_part, "_%s", sg_dtype_name(pl->out_dtype));
-  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s%s_n%lld%s", t->name,
-           sg_dtype_name(p->dtype), out_part, (long long)p->n,
+  char n_part[48]; /* "n8192", or "n1025to2048" for a range */
+  if (sgp_dynamic_n(pl))
+    snprintf(n_part, sizeof n_part, "n%lldto%lld", (long long)pl->n_min, (long long)pl->n);
+  else
+    snprintf(n_part, sizeof n_part, "n%lld", (long long)pl->n);
+  snprintf(pl->kernel_name, sizeof pl->kernel_name, "softgen_%s_%s%s_%s%s", t->name,
+           sg_dtype_name(p->dtype), out_part, n_part,
            p->layout == SG_LAYOUT_INNER ? "_inner" : "");
   pl->layout = p->layout;
   for (int i = 0; p->layout == SG_LAYOUT_INNER && i < t->ntensors; i++)
@@ -342,7 +356,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_plan_resolve: null argument");
   sgp_input in;
   sg_status st = resolve_plan(t, c, p, out, &in, diag);
-  if (!st)
+  if (!st && !sgp_dynamic_n(*out)) /* a range of N: one workgroup a row, no variants */
     resolve_few(&in, *out);
   return st;
 }

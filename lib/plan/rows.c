@@ -44,7 +44,22 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
   if (g->vm && g->vm->tile != 1)
     return REJECT_AT(g->vm->loc, "vector_shapes: %s must be 1 (a vector lies within one row)",
                      g->M);
-  if (g->vn) {
+  if (sgp_dynamic_n(pl)) { /* a range of N: full vectors, every row peeled */
+    const sgp_tile *fixed = g->vn                                                ? g->vn
+                            : g->wg_n && g->wg_n->tile != SGP_FULL                ? g->wg_n
+                            : g->wv_n && g->wv_n->tile != SGP_FULL                ? g->wv_n
+                                                                                  : NULL;
+    if (fixed)
+      return REJECT_AT(fixed->loc, "a range of N (%lld to %lld) takes no tile or vector of %s: "
+                       "the kernel reads full vectors of any N", (long long)pl->n_min,
+                       (long long)n, g->N);
+    if (in->c->rows_in_flight == 2)
+      return REJECT_AT(in->c->pipeline_loc, "PipelineConstraint(rows_in_flight=2): a range of "
+                       "N peels each row, which prefetching does not");
+    pl->vec = vlimit / esize;
+    pl->peel = 1;
+    pl->chosen.vec = 1;
+  } else if (g->vn) {
     int64_t v = g->vn->tile == SGP_FULL ? n : g->vn->tile;
     if ((uint64_t)v * esize > vlimit)
       return REJECT_AT(g->vn->loc,
@@ -81,9 +96,12 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
  * (plan->flat) where nothing given fixes the shape or the pipeline. */
 static sg_status resolve_staging(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   const sg_constraints *c = in->c;
-  pl->flat = sgp_policy_flat(in, pl);
+  pl->flat = !sgp_dynamic_n(pl) && sgp_policy_flat(in, pl);
+  if (sgp_dynamic_n(pl) && c->staging == 2)
+    return REJECT_AT(c->pipeline_loc, "PipelineConstraint(staging=1): a range of N keeps rows "
+                     "in registers (or tiles them)");
   if (!c->staging) {
-    pl->stage = !pl->flat && sgp_policy_stage(in, pl);
+    pl->stage = !pl->flat && !sgp_dynamic_n(pl) && sgp_policy_stage(in, pl);
     pl->chosen.stage = 1;
     return SG_OK;
   }
@@ -110,7 +128,7 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
   const sgp_tile *wg_n = g->wg_n;
   const char *N = g->N;
   int64_t n = in->p->n;
-  int can = sgh_has_clusters(tg, pl->arch);
+  int can = sgh_has_clusters(tg, pl->arch) && !sgp_dynamic_n(pl); /* a range: one a row */
   pl->cluster = 1;
   if (wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n) {
     int64_t tile = wg_n->tile, count = n / tile;

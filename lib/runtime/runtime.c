@@ -576,9 +576,17 @@ static sg_status check_tensors(const sg_meta *m, const sgrt_tensor *t, int nt, i
     if (x->dtype != mt->dtype)
       return BAD(SG_ERR_MISMATCH, "dtype %s but the kernel takes %s", mt->name, i,
                  sg_dtype_name(x->dtype), sg_dtype_name(mt->dtype));
-    if (x->cols != m->n)
+    int64_t n_min = m->n_min ? m->n_min : m->n; /* a meta not parsed: 0 */
+    if (n_min == m->n && x->cols != m->n)
       return BAD(SG_ERR_MISMATCH, "cols %lld but the kernel was generated for n = %lld",
                  mt->name, i, (long long)x->cols, (long long)m->n);
+    if (x->cols < n_min || x->cols > m->n)
+      return BAD(SG_ERR_MISMATCH, "cols %lld but the kernel was generated for n from %lld "
+                 "to %lld", mt->name, i, (long long)x->cols, (long long)n_min,
+                 (long long)m->n);
+    if (x->cols != t[0].cols)
+      return BAD(SG_ERR_MISMATCH, "cols %lld but tensor '%s' has %lld", mt->name, i,
+                 (long long)x->cols, m->tensors[0].name, (long long)t[0].cols);
     if (x->rows < 0)
       return BAD(SG_ERR_INVALID_ARGUMENT, "rows %lld is negative", mt->name, i,
                  (long long)x->rows);
@@ -729,6 +737,8 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
       memcpy(&values[i], &f, sizeof f);
     } else if (a->kind == SG_ARG_INNER)
       values[i] = tensors[0].inner ? tensors[0].inner : 1;
+    else if (a->kind == SG_ARG_COLS)
+      values[i] = tensors[0].cols;
     else if (a->kind == SG_ARG_NSTRIDE)
       values[i] = tensors[a->tensor].n_stride ? tensors[a->tensor].n_stride
                   : tensors[a->tensor].inner  ? tensors[a->tensor].inner

@@ -22,7 +22,7 @@ class Source(ctypes.Structure):
 class Problem(ctypes.Structure):
     _fields_ = [("n", ctypes.c_int64), ("dtype", ctypes.c_int), ("target", ctypes.c_char_p),
                 ("arch", ctypes.c_char_p), ("out_dtype_set", ctypes.c_int),
-                ("out_dtype", ctypes.c_int), ("layout", ctypes.c_int)]
+                ("out_dtype", ctypes.c_int), ("layout", ctypes.c_int), ("n_min", ctypes.c_int64)]
 
 
 class EmitOptions(ctypes.Structure):

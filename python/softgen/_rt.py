@@ -19,7 +19,7 @@ STATUS_NAMES = ["SG_OK", "SG_ERR_INVALID_ARGUMENT", "SG_ERR_PARSE", "SG_ERR_CONS
 DTYPE_F16, DTYPE_BF16, DTYPE_F32 = 0, 1, 2
 DTYPE_NAMES = ["f16", "bf16", "f32"]
 DTYPE_SIZES = [2, 2, 4]
-ARG_TENSOR, ARG_ROWS, ARG_STRIDE, ARG_INNER, ARG_NSTRIDE, ARG_SCALAR = 0, 1, 2, 3, 4, 5
+ARG_TENSOR, ARG_ROWS, ARG_STRIDE, ARG_INNER, ARG_NSTRIDE, ARG_SCALAR, ARG_COLS = 0, 1, 2, 3, 4, 5, 6
 LAYOUT_ROWS, LAYOUT_INNER = 0, 1
 LAYOUT_NAMES = ["rows", "inner"]
 BACKENDS = {"auto": 0, "cuda": 1, "hip": 2, "host": 3}
@@ -59,7 +59,8 @@ class Meta(ctypes.Structure):
                 ("ntensors", ctypes.c_int), ("tensors", MetaTensor * 8),
                 ("nargs", ctypes.c_int), ("args", MetaArg * 40),
                 ("nscalars", ctypes.c_int), ("scalars", MetaScalar * 8), ("layout", ctypes.c_int),
-                ("nvariants", ctypes.c_int), ("variants", MetaVariant * 4)]
+                ("nvariants", ctypes.c_int), ("variants", MetaVariant * 4),
+                ("n_min", ctypes.c_int64)]
 
 
 class Tensor(ctypes.Structure):

@@ -46,8 +46,12 @@
  * the rounded reference's sum, plus an ulp at 0.5); 4 KiB guards around the
  * output and the gaps between strided rows unchanged; inputs unchanged; where
  * the reference rounded to the dtype is a subnormal, the output is within one
- * subnormal step plus the element's arithmetic bound, and nonzero where the
- * reference is at least the smallest subnormal (no flush to 0).
+ * subnormal step plus the element's arithmetic bound, and (forward templates)
+ * nonzero where the reference is at least the smallest subnormal (no flush to
+ * 0; a backward output y (dy - s) may cancel to 0 within its bound).
+ * --range: kernels for a range of N (N a run-time argument: 1:16, 500:1027,
+ * 3000:12345, 30000:40000), each run at both ends, next to them and at an odd
+ * N between.
  * Prints "ok - ..." / "not ok - ..." per kernel and "N passed, N failed" last;
  * exits 1 when a kernel failed. */
 #define _POSIX_C_SOURCE 200809L
@@ -80,6 +84,7 @@ typedef struct kernel {
   sg_jit *jit;
   unsigned vb, tiles;
   sg_layout layout;
+  int64_t lo, hi; /* a kernel for the range of N [lo, hi] (hi 0: exactly n) */
 } kernel;
 
 typedef struct verdict {
@@ -324,8 +329,9 @@ static void check(kernel *K, launch *L, verdict *v) {
                                               : K->dt == SG_DTYPE_F16 ? 0x1p-10
                                                                       : 0x1p-7);
         double a = q + 2 * allowance(K, in0, in1, ref, c, terms, gamma) + tol0 * fabs(ref[c]);
-        /* below q (the smallest subnormal), 0 may be the right rounding */
-        if ((y == 0 && fabs(ref[c]) >= q) || !(fabs(y - ref[c]) <= a))
+        /* below q (the smallest subnormal), 0 may be the right rounding; a
+         * backward output y (dy - s) may also cancel to 0 within its bound */
+        if ((y == 0 && fabs(ref[c]) >= q && !K->backward) || !(fabs(y - ref[c]) <= a))
           fail(v, "subnormal: %s row %lld col %lld: output %g, reference %g (within %g)",
                kind_names[r % KINDS], (long long)r, (long long)c, y, ref[c], a);
       }
@@ -416,7 +422,8 @@ static sg_status build(kernel *K, const char *dir, int via_so, sg_diag *d) {
   sg_plan *plan = NULL;
   sg_module *m = NULL;
   sg_buffer so = {0};
-  sg_problem p = {.n = K->n, .dtype = K->dt, .target = "host", .arch = arch, .layout = K->layout};
+  sg_problem p = {.n = K->hi ? K->hi : K->n, .dtype = K->dt, .target = "host", .arch = arch,
+                  .layout = K->layout, .n_min = K->lo};
   sg_constraints *c = NULL;
   sg_status st = sg_template_load(path, &t, d);
   if (!st && constraints && !(st = sg_constraints_create(&c, d)))
@@ -460,17 +467,13 @@ static sg_status build(kernel *K, const char *dir, int via_so, sg_diag *d) {
   return st;
 }
 
-static int test_kernel(kernel *K, const char *dir, int via_so) {
+/* The launches of built kernel K at its N (K->n); prints one line. */
+static int test_launches(kernel *K) {
   sg_diag d;
   sg_diag_clear(&d);
   verdict v = {0, "", 0};
   int launches = 0;
-  sg_status st = build(K, dir, via_so, &d);
-  if (st) {
-    printf("not ok - %s %s N=%lld: build: %s: %s\n", K->tpl, sg_dtype_name(K->dt), (long long)K->n,
-           sg_status_name(st), d.message);
-    return 1;
-  }
+  sg_status st = SG_OK;
   int64_t per = K->vb / esize(K) ? K->vb / esize(K) : 1;
   typedef struct lcase {
     int64_t m, pad; /* rows; rows layout: stride - N; inner layout: outer */
@@ -537,18 +540,47 @@ static int test_kernel(kernel *K, const char *dir, int via_so) {
   }
   if (st)
     fail(&v, "launch: %s", d.message);
-  printf("%s - %s %s N=%lld%s (vector %u B, %u tile%s): %d launches, worst rel/tol %.3f%s%s\n",
-         v.failures ? "not ok" : "ok", K->tpl, sg_dtype_name(K->dt), (long long)K->n,
+  char range[64] = "";
+  if (K->hi)
+    snprintf(range, sizeof range, " of %lld:%lld", (long long)K->lo, (long long)K->hi);
+  printf("%s - %s %s N=%lld%s%s (vector %u B, %u tile%s): %d launches, worst rel/tol %.3f%s%s\n",
+         v.failures ? "not ok" : "ok", K->tpl, sg_dtype_name(K->dt), (long long)K->n, range,
          inner ? " inner" : "", K->vb, K->tiles,
          K->tiles == 1 ? "" : "s", launches, v.worst, v.failures ? ": " : "", v.first);
+  return v.failures != 0;
+}
+
+/* Builds K and runs its launches: at its N, or for a range (K->hi) at the
+ * range's ends, next to them and at an odd N between. Returns the failures. */
+static int test_kernel(kernel *K, const char *dir, int via_so) {
+  sg_diag d;
+  sg_diag_clear(&d);
+  sg_status st = build(K, dir, via_so, &d);
+  if (st) {
+    printf("not ok - %s %s N=%lld: build: %s: %s\n", K->tpl, sg_dtype_name(K->dt),
+           (long long)(K->hi ? K->hi : K->n), sg_status_name(st), d.message);
+    return 1;
+  }
+  int failed = 0;
+  if (!K->hi) {
+    failed = test_launches(K);
+  } else {
+    int64_t ns[5] = {K->lo, K->lo + 1, (K->lo + K->hi) / 2 | 1, K->hi - 1, K->hi};
+    for (int i = 0; i < 5; i++)
+      if (ns[i] >= K->lo && ns[i] <= K->hi && (i == 0 || ns[i] != ns[i - 1])) {
+        K->n = ns[i];
+        failed += test_launches(K);
+        fflush(stdout);
+      }
+  }
   sgrt_kernel_destroy(K->k);
   sg_jit_destroy(K->jit);
-  return v.failures != 0;
+  return failed;
 }
 
 int main(int argc, char **argv) {
   const char *dir = NULL;
-  int via_so = 0, quick = 0, inner = 0;
+  int via_so = 0, quick = 0, inner = 0, ranges = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--via-so") == 0)
       via_so = 1;
@@ -556,6 +588,8 @@ int main(int argc, char **argv) {
       quick = 1;
     else if (strcmp(argv[i], "--inner") == 0)
       inner = 1;
+    else if (strcmp(argv[i], "--range") == 0)
+      ranges = 1;
     else if (strcmp(argv[i], "-C") == 0 && i + 1 < argc)
       constraints = argv[++i];
     else if (strcmp(argv[i], "--arch") == 0 && i + 1 < argc)
@@ -565,7 +599,7 @@ int main(int argc, char **argv) {
   }
   if (!dir) {
     fprintf(stderr, "usage: softgen-host-check TEMPLATES_DIR [--via-so] [--quick] [--inner] "
-            "[-C TEXT] [--arch ARCH]\n");
+            "[--range] [-C TEXT] [--arch ARCH]\n");
     return 2;
   }
   sg_diag d;
@@ -579,16 +613,19 @@ int main(int argc, char **argv) {
   static const int64_t brief[] = {1, 7, 1000, 12345};
   static const int64_t inner_ns[] = {1, 7, 1000, 5000}, inner_brief[] = {7, 1000};
   const int64_t *ns = inner ? (quick ? inner_brief : inner_ns) : quick ? brief : full;
-  int nn = inner && quick ? 2 : quick || inner ? 4 : 8, passed = 0, failed = 0;
+  /* --range: kernels for a range of N (N at run time), in registers and tiled */
+  static const int64_t range_lo[] = {1, 500, 3000, 30000}, range_hi[] = {16, 1027, 12345, 40000};
+  int nn = ranges ? 4 : inner && quick ? 2 : quick || inner ? 4 : 8, passed = 0, failed = 0;
   for (int ti = 0; ti < 4; ti++)
     for (int dt = 0; dt < SG_DTYPE_COUNT; dt++)
       for (int i = 0; i < nn; i++) {
         kernel K = {tpls[ti], ti >= 2, ti % 2 == 1, (sg_dtype)dt, ns[i], NULL, NULL, 0, 1,
-                    inner ? SG_LAYOUT_INNER : SG_LAYOUT_ROWS};
-        if (test_kernel(&K, dir, via_so))
-          failed++;
-        else
-          passed++;
+                    inner ? SG_LAYOUT_INNER : SG_LAYOUT_ROWS, 0, 0};
+        if (ranges)
+          K.lo = range_lo[i], K.hi = range_hi[i];
+        int f = test_kernel(&K, dir, via_so);
+        failed += f != 0;
+        passed += f == 0;
         fflush(stdout);
       }
   sgrt_close(rt);

@@ -29,7 +29,7 @@
 // CHECK-LABEL: func.func @dynamic(
 // CHECK: linalg.softmax
 
-// WARN: plugin.mlir:[[@LINE+58]]:8: warning: softgen: linalg.softmax left as it is: the reduced dim 1 of tensor<4x?xf16> is dynamic
+// WARN: plugin.mlir:[[@LINE+58]]:8: warning: softgen: linalg.softmax left as it is: the reduced dim 1 of tensor<4x?x2xf16> is dynamic and not the innermost
 // WARN-NOT: warning
 
 // AMD: gpu.binary @softgen_softmax_f32_n256 [#gpu.object<#rocdl.target<chip = "gfx942">, bin = "
@@ -86,7 +86,7 @@ func.func @chain(%x: tensor<8x1024xf16>) -> tensor<8x1024xf16> {
   } -> tensor<8x1024xf16>
   return %y : tensor<8x1024xf16>
 }
-func.func @dynamic(%x: tensor<4x?xf16>) -> tensor<4x?xf16> {
-  %r = linalg.softmax dimension(1) ins(%x : tensor<4x?xf16>) outs(%x : tensor<4x?xf16>) -> tensor<4x?xf16>
-  return %r : tensor<4x?xf16>
+func.func @dynamic(%x: tensor<4x?x2xf16>) -> tensor<4x?x2xf16> {
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4x?x2xf16>) outs(%x : tensor<4x?x2xf16>) -> tensor<4x?x2xf16>
+  return %r : tensor<4x?x2xf16>
 }

@@ -509,10 +509,49 @@ static void test_meta_layout(void) {
              "metadata line 12: arg names undeclared tensor 'q'",
              "meta layout error: arg nstride of an undeclared tensor");
   meta_error(INNER_HEAD "arg inner x\nend\n",
-             "metadata line 10: arg must be 'rows', 'rows NAME', 'inner', 'tensor NAME', "
-             "'stride NAME', 'nstride NAME' or 'scalar NAME'",
+             "metadata line 10: arg must be 'rows', 'rows NAME', 'inner', 'cols', "
+             "'tensor NAME', 'stride NAME', 'nstride NAME' or 'scalar NAME'",
              "meta layout error: arg inner with a tensor");
 #undef INNER_HEAD
+}
+
+/* A range of N: "n_min K" and "arg cols", both or neither. */
+static void test_meta_range(void) {
+  sg_meta m, back;
+  sg_diag d;
+  char text[2048], again[2048];
+  size_t len = 0;
+  sample_meta(&m);
+  m.n_min = 33;
+  m.args[m.nargs++] = (sg_meta_arg){SG_ARG_COLS, -1};
+  sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
+  check(st == SG_OK && strstr(text, "\nn 8192\nn_min 33\n") && strstr(text, "arg cols\nend\n"),
+        "meta range: format writes n_min and arg cols");
+  st = sg_meta_parse(text, len, &back, &d);
+  check(st == SG_OK && back.n == 8192 && back.n_min == 33 && back.nargs == 6 &&
+            back.args[5].kind == SG_ARG_COLS && back.args[5].tensor == -1,
+        "meta range: parse(format(m)) keeps the range and arg cols");
+  check(sg_meta_format(&back, again, sizeof again, NULL, &d) == SG_OK && strcmp(again, text) == 0,
+        "meta range: format(parse(text)) == text");
+  sample_meta(&m);
+  check(sg_meta_format(&m, text, sizeof text, &len, &d) == SG_OK && !strstr(text, "n_min") &&
+            sg_meta_parse(text, len, &back, &d) == SG_OK && back.n_min == back.n,
+        "meta range: without the line n_min is n");
+#define RANGE_HEAD META_HEAD "tensor x in f16\narg tensor x\n"
+  meta_error(RANGE_HEAD "n_min 65\narg cols\nend\n", "metadata n_min 65 is over n 64",
+             "meta range error: n_min over n");
+  meta_error(RANGE_HEAD "n_min 0\nend\n", "metadata line 10: n_min must be 1 to 2^31-1",
+             "meta range error: n_min 0");
+  meta_error(RANGE_HEAD "n_min 8\nend\n",
+             "metadata passes 'arg cols' 0 times: once with an n_min under n (a range of N), "
+             "else never", "meta range error: a range without arg cols");
+  meta_error(RANGE_HEAD "arg cols\nend\n",
+             "metadata passes 'arg cols' 1 times: once with an n_min under n (a range of N), "
+             "else never", "meta range error: arg cols without a range");
+  meta_error(RANGE_HEAD "n_min 8\narg cols\narg cols\nend\n",
+             "metadata passes 'arg cols' 2 times: once with an n_min under n (a range of N), "
+             "else never", "meta range error: arg cols twice");
+#undef RANGE_HEAD
 }
 
 /* The few-rows entry points: lines "variant few kernel NAME block B rows_per_block
@@ -641,6 +680,7 @@ int main(void) {
   test_plan();
   test_meta();
   test_meta_layout();
+  test_meta_range();
   test_meta_variant();
   test_dtype();
   printf("%d passed, %d failed\n", passed, failed);

@@ -4,7 +4,8 @@
  * Needs: libsoftgen_rt (softgen/runtime.h), libm, tools/common/options.h (its options). Produces:
  *   softgen-run --probe [--backend B] [--device D]
  *       exit 0 iff the driver opens and the device answers; prints its name and arch.
- *   softgen-run [--rows M] [--inner I] [--backend B] [--device D] [--seed S] [--check] KERNEL
+ *   softgen-run [--rows M] [--cols N] [--inner I] [--backend B] [--device D] [--seed S]
+ *               [--check] KERNEL
  *       prints the kernel's metadata, fills its input tensors with normal random
  *       values (deterministic seed), poisons its outputs (NaN bytes), launches,
  *       copies back and, with --check and template "softmax", compares every row
@@ -13,6 +14,7 @@
  *       and exits 1 when either is over the dtype's tolerance or a value is NaN.
  *       An inner-layout kernel ("layout inner") gets contiguous [M / I, N, I]
  *       tensors (--inner I, default 1; I must divide M), checked the same way.
+ *       A kernel for a range of N ("n_min") runs rows of --cols N (default: n).
  * Exit status: 0 success, 1 check failed, 2 usage error, 3 runtime or I/O error (a
  * code object that cannot be read, a write error on stdout). */
 #include <math.h>
@@ -27,7 +29,7 @@
 #include "../common/host_elems.h"
 #include "../common/options.h"
 
-enum { O_BACKEND = 1, O_DEVICE, O_PROBE, O_ROWS, O_INNER, O_CHECK, O_SEED, O_SCALAR, O_HELP };
+enum { O_BACKEND = 1, O_DEVICE, O_PROBE, O_ROWS, O_COLS, O_INNER, O_CHECK, O_SEED, O_SCALAR, O_HELP };
 
 static const opt cli[] = { /* tools/common/options.h */
     {O_BACKEND, "--backend", "cuda|hip|host|auto", 0,
@@ -36,6 +38,8 @@ static const opt cli[] = { /* tools/common/options.h */
     {O_DEVICE, "--device", "D", 0, "the device's ordinal (default 0)"},
     {O_PROBE, "--probe", NULL, 0, "open the driver and device, print them, exit 0 if they answer"},
     {O_ROWS, "--rows", "M", 0, "rows to run (default 1000)"},
+    {O_COLS, "--cols", "N", 0, "row length, for kernels of a range of N (default: the\n"
+                              "largest the kernel takes)"},
     {O_INNER, "--inner", "I", 0, "inner-layout kernels: tensors [M / I, N, I] (default 1)"},
     {O_CHECK, "--check", NULL, 0, "compare against a float64 CPU softmax (template softmax only)"},
     {O_SEED, "--seed", "S", 0, "random seed for the inputs (default 1)"},
@@ -48,7 +52,8 @@ static const opt cli[] = { /* tools/common/options.h */
 
 static void usage(FILE *f) {
   fputs("usage: softgen-run --probe [--backend cuda|hip|host|auto] [--device D]\n"
-        "       softgen-run [--rows M] [--inner I] [--backend cuda|hip|host|auto] [--device D]\n"
+        "       softgen-run [--rows M] [--cols N] [--inner I] [--backend cuda|hip|host|auto]\n"
+        "                   [--device D]\n"
         "                   [--seed S] [--scalar NAME=VALUE]... [--check]\n"
         "                   KERNEL.{cubin,ptx,hsaco,so}\n",
         f);
@@ -87,9 +92,9 @@ static size_t at(const sgrt_tensor *t, int64_t r, int64_t c) {
   return (size_t)(r / t->inner * t->row_stride + c * t->inner + r % t->inner);
 }
 
-static int check_softmax(const sg_meta *m, const sgrt_tensor *t, void *const host[], int in,
+static int check_softmax(const sgrt_tensor *t, void *const host[], int in,
                          int out) {
-  int64_t rows = t[in].rows, n = m->n;
+  int64_t rows = t[in].rows, n = t[in].cols;
   sg_dtype di = t[in].dtype, dout = t[out].dtype;
   double worst_rel = 0, worst_sum = 0, worst_floor = 0;
   int64_t worst_row = 0, nans = 0;
@@ -163,8 +168,8 @@ static const char *scalar_names[MAX_SCALARS];
 static double scalar_values[MAX_SCALARS];
 static int nscalars_given;
 
-static int run(sgrt_backend backend, int device, const char *path, int64_t rows, int64_t inner,
-               int check, uint64_t seed) {
+static int run(sgrt_backend backend, int device, const char *path, int64_t rows, int64_t cols,
+               int64_t inner, int check, uint64_t seed) {
   sgrt_runtime *rt = NULL;
   sgrt_kernel *k = NULL;
   sg_diag d;
@@ -183,6 +188,7 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
     return fail_rt("load", st, &d);
   }
   const sg_meta *m = sgrt_kernel_meta(k);
+  int64_t n = cols ? cols : m->n; /* the runtime checks it against the kernel's N */
   char text[4096];
   if (sg_meta_format(m, text, sizeof text, NULL, &d) == SG_OK)
     printf("%s", text);
@@ -197,9 +203,9 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
     sg_dtype dt = m->tensors[i].dtype;
     unsigned es = sg_dtype_size(dt), vb = m->vector_bytes ? m->vector_bytes : 1;
     int64_t per = vb > es ? vb / es : 1;
-    t[i] = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt, 0, 0};
+    t[i] = (sgrt_tensor){NULL, rows, n, (n + per - 1) / per * per, dt, 0, 0};
     if (m->layout == SG_LAYOUT_INNER) /* [rows / inner, N, inner], contiguous */
-      t[i] = (sgrt_tensor){NULL, rows, m->n, m->n * inner, dt, inner, inner};
+      t[i] = (sgrt_tensor){NULL, rows, n, n * inner, dt, inner, inner};
     bytes[i] = (size_t)(rows * t[i].row_stride) * es;
     if (m->layout == SG_LAYOUT_INNER)
       bytes[i] = (size_t)((rows + inner - 1) / inner * t[i].row_stride) * es;
@@ -267,7 +273,7 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
     if (strcmp(m->template_name, "softmax") != 0 || nin != 1 || nout != 1)
       printf("check: no reference for template '%s'\n", m->template_name);
     else
-      rc = check_softmax(m, t, host, in, out);
+      rc = check_softmax(t, host, in, out);
   }
 done:
   for (int i = 0; i < m->ntensors; i++) {
@@ -282,7 +288,7 @@ done:
 static int run_args(int argc, char **argv) {
   sgrt_backend backend = SGRT_BACKEND_AUTO;
   int device = 0, do_probe = 0, check = 0;
-  int64_t rows = 1000, inner = 1;
+  int64_t rows = 1000, cols = 0, inner = 1;
   uint64_t seed = 1;
   const char *path = NULL;
   opt_parser p = {.argc = argc, .argv = argv, .i = 1};
@@ -341,7 +347,7 @@ static int run_args(int argc, char **argv) {
         return 2;
       }
       break;
-    default: { /* --rows, --inner, --device, --seed: integers */
+    default: { /* --rows, --cols, --inner, --device, --seed: integers */
       long long n = strtoll(v, &end, 10);
       if (*end || n < 0 || (id == O_DEVICE && n > 1 << 20)) {
         fprintf(stderr, "softgen-run: %s needs a non-negative integer, got '%s'\n", p.name, v);
@@ -349,6 +355,8 @@ static int run_args(int argc, char **argv) {
       }
       if (id == O_ROWS)
         rows = n;
+      else if (id == O_COLS)
+        cols = n;
       else if (id == O_INNER)
         inner = n ? n : 1;
       else if (id == O_DEVICE)
@@ -364,7 +372,7 @@ static int run_args(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  return run(backend, device, path, rows, inner, check, seed);
+  return run(backend, device, path, rows, cols, inner, check, seed);
 }
 
 /* run_args(), then stdout: a write error on it is an error (exit 3). */

@@ -37,7 +37,9 @@ static const opt cli[] = {
     {O_N, "-D", "N=<int>", 0,
      "row length (required); M, the row count, is a run-time argument.\n"
      "Several values (-D N=1024,4096 or -D repeated) make one\n"
-     "kernel each (progress on stderr when it is a terminal)"},
+     "kernel each (progress on stderr when it is a terminal).\n"
+     "A range MIN:MAX (-D N=1025:2048) makes one kernel that\n"
+     "takes any N from MIN to MAX at run time"},
     {O_DTYPE, "--dtype", "f16|bf16|f32", 0,
      "element type of the template's T tensors (default f16)"},
     {O_OUT_DTYPE, "--out-dtype", "f16|bf16|f32", 0,
@@ -218,7 +220,8 @@ typedef struct options {
   const char *constraint_texts[16];
   int nconstraint_texts;
   sg_problem problem;
-  int64_t ns[MAX_NS]; /* the -D N= values, in order */
+  int64_t ns[MAX_NS];     /* the -D N= values, in order (a range's largest) */
+  int64_t ns_min[MAX_NS]; /* a range's smallest, else 0 */
   int nns;
   unsigned emit;
   int emit_given, print_config, print_template, verbose, no_cache, mlir, mlir_device_memory;
@@ -259,7 +262,8 @@ static int parse_emit(options *o, const char *list) {
   return 0;
 }
 
-/* -D N=<int>[,<int>...]: appends each value to o->ns. */
+/* -D N=<int>[,<int>...], each value N or a range MIN:MAX: appends each to o->ns
+ * (and o->ns_min). */
 static int parse_n(options *o, const char *def) {
   if (strncmp(def, "N=", 2) != 0)
     return bad_usage("-D takes N=<int>, not '%s'", def);
@@ -267,12 +271,20 @@ static int parse_n(options *o, const char *def) {
   do { /* p: the next value; a trailing ',' leaves an empty one: rejected */
     char *end;
     errno = 0;
-    long long n = strtoll(p, &end, 10);
+    long long lo = 0, n = strtoll(p, &end, 10);
+    if (end != p && *end == ':' && !errno && n >= 1) { /* a range: MIN:MAX */
+      const char *q = end + 1;
+      lo = n;
+      n = strtoll(q, &end, 10);
+      if (end == q || *q == '-' || *q == '+' || errno || n < lo)
+        return bad_usage("-D N=%s: a range MIN:MAX needs 1 <= MIN <= MAX <= 2^31-1", def + 2);
+    }
     if (end == p || (*end && *end != ',') || errno || n < 1 || n > 2147483647LL)
-      return bad_usage("-D N=%s: N must be an integer from 1 to 2^31-1 (or a comma-separated list)",
-                       def + 2);
+      return bad_usage("-D N=%s: N must be an integer from 1 to 2^31-1, or a range MIN:MAX "
+                       "(or a comma-separated list)", def + 2);
     if (o->nns == MAX_NS)
       return bad_usage("-D N=%s: at most 1024 values of N in one invocation", def + 2);
+    o->ns_min[o->nns] = lo;
     o->ns[o->nns++] = n;
     p = end + 1;
     if (!*end)
@@ -429,6 +441,7 @@ static sg_status make_kernel(const options *o, sg_compile_options *co, int i, ke
                              sg_diag *d) {
   sg_compilation *c;
   co->problem.n = o->ns[i];
+  co->problem.n_min = o->ns_min[i];
   sg_status st = sg_compilation_create(co, &c, d);
   if (st)
     return st;
@@ -622,7 +635,10 @@ static int run(int argc, char **argv) {
   }
   for (int i = 0; i < o.nns; i++) {
     char what[64];
-    snprintf(what, sizeof what, "N=%lld", (long long)o.ns[i]);
+    if (o.ns_min[i])
+      snprintf(what, sizeof what, "N=%lld:%lld", (long long)o.ns_min[i], (long long)o.ns[i]);
+    else
+      snprintf(what, sizeof what, "N=%lld", (long long)o.ns[i]);
     progress(show, i, o.nns, what);
     if (make_kernel(&o, &co, i, &ks[i], &d)) {
       if (show)

@@ -57,6 +57,15 @@ static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
       static const char *const copies[] = {"", "; input copied to the device",
                                            "; output copied back",
                                            "; input and output copied through the device"};
+      if (op->nranges) { /* a run-time N: a kernel per range, picked in the module */
+        const sg_meta *lo = &r->kernels[op->range_kernels[0]].meta;
+        const sg_meta *hi = &r->kernels[op->range_kernels[op->nranges - 1]].meta;
+        fprintf(stderr, "softgen: %s: %s %sx? %s -> %d kernels for N from %lld to %lld, chosen "
+                "by N (%s .. %s; grids from M%s)\n", op->location, name, m,
+                sg_dtype_name(op->dtype), op->nranges, (long long)lo->n_min, (long long)hi->n,
+                lo->kernel, hi->kernel, copies[op->copies & 3]);
+        continue;
+      }
       fprintf(stderr, "softgen: %s: %s %sx%lld %s -> %s (%s, block %u, cluster %u%s)\n",
               op->location, name, m, (long long)op->n, sg_dtype_name(op->dtype),
               op->few ? r->kernels[op->kernel].meta.variants[op->few - 1].kernel

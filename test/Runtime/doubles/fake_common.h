@@ -138,7 +138,7 @@ static void fake_store(void *base, int64_t i, sg_dtype dt, float v) {
  * o * stride + i with its elements nstride apart. */
 static void fake_run(const char *pfx, const sg_meta *m, void **params, char *line, size_t cap) {
   const void *ptr[SG_META_MAX_TENSORS] = {0};
-  int64_t stride[SG_META_MAX_TENSORS] = {0}, rows = 0, inner = 1;
+  int64_t stride[SG_META_MAX_TENSORS] = {0}, rows = 0, inner = 1, cols = m->n;
   int64_t nstride[SG_META_MAX_TENSORS] = {1, 1, 1, 1, 1, 1, 1, 1};
   size_t at = strlen(line);
   at += (size_t)snprintf(line + at, cap - at, " args=%d", m->nargs);
@@ -158,6 +158,9 @@ static void fake_run(const char *pfx, const sg_meta *m, void **params, char *lin
       nstride[a->tensor] = v;
       at += (size_t)snprintf(line + at, cap - at, " nstride_%s=%lld", m->tensors[a->tensor].name,
                              (long long)v);
+    } else if (a->kind == SG_ARG_COLS) {
+      cols = v;
+      at += (size_t)snprintf(line + at, cap - at, " N=%lld", (long long)v);
     } else if (a->kind == SG_ARG_INNER) {
       inner = v > 0 ? v : 1;
       at += (size_t)snprintf(line + at, cap - at, " inner=%lld", (long long)v);
@@ -181,11 +184,11 @@ static void fake_run(const char *pfx, const sg_meta *m, void **params, char *lin
     char *y = (char *)ptr[out] + yo * (int64_t)sg_dtype_size(dout);
     int64_t xs = nstride[in], ys = nstride[out];
     double mx = -INFINITY, sum = 0;
-    for (int64_t c = 0; c < m->n; c++)
+    for (int64_t c = 0; c < cols; c++)
       mx = fmax(mx, fake_load(x, c * xs, di));
-    for (int64_t c = 0; c < m->n; c++)
+    for (int64_t c = 0; c < cols; c++)
       sum += exp(fake_load(x, c * xs, di) - mx);
-    for (int64_t c = 0; c < m->n; c++) {
+    for (int64_t c = 0; c < cols; c++) {
       double v = exp(fake_load(x, c * xs, di) - mx) / sum;
       if (corrupt && *corrupt == '1' && c == 0)
         v *= 1.5;
