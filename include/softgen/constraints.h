@@ -50,8 +50,8 @@ SG_API sg_status sg_constraints_load(sg_constraints *c, const char *path, sg_dia
  * A range of N: n_min from 1 to n (0: n, the exact N) plans one kernel for
  * every N in [n_min, n], taking N at run time ("n_min" and "arg cols" in
  * softgen/meta.h): planned for n, its rows peeled and every column checked
- * against the run-time N; rows layout only, one workgroup a row (no cluster,
- * no few-rows variants). */
+ * against the run-time N; rows layout only, in registers (over a cluster as
+ * N = n would be) or tiled; no staging, no few-rows variants. */
 typedef struct sg_problem {
   int64_t n;
   sg_dtype dtype;     /* "T" of the template: the input dtype */

@@ -349,6 +349,18 @@ int sgp_policy_tiles(const sg_plan *pl, int shape_given) {
   return pl->target->stream_long_rows || !shape_given;
 }
 
+/* Chunks a tile: the register budget's (max_elems_per_thread / vec), at most
+ * PEELED_TILE_ELEMS values a thread for peeled rows, whose every chunk of a
+ * tile is checked (the tile starts at a run-time column): at 1024 threads (64
+ * registers) 8 chunks of 8 f16 spilled 1152 bytes, 4 chunks 264; "A run-time N". */
+#define PEELED_TILE_ELEMS 16
+unsigned sgp_policy_tile_chunks(const sg_plan *pl) {
+  unsigned budget = pl->target->max_elems_per_thread / pl->vec;
+  if (pl->peel && budget * pl->vec > PEELED_TILE_ELEMS)
+    budget = PEELED_TILE_ELEMS / pl->vec;
+  return budget ? budget : 1;
+}
+
 /* ---- pipelining: rows in flight, online pairs, copies ahead ---- */
 
 /* Prefetch the next row block (a persistent grid) when AUTO_PREFETCH is on,
@@ -422,6 +434,26 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
   unsigned by_threads = tg->max_threads_per_sm / pl->block_threads;
   per_sm = per_sm < by_threads ? per_sm : by_threads;
   return per_sm > 1 ? per_sm : 0;
+}
+
+/* Peeled rows in registers: blocks a multiprocessor asked of the register
+ * allocator so that PEELED_THREADS_PER_SM threads stay resident (64 registers
+ * a thread). Their per-chunk lane masks and the element-by-element head and
+ * tail took f16 rows from 61 registers (aligned N = 2048, no peel) to 127
+ * (N = 1025 to 2048 peeled): half the blocks resident, 0.72 of the copy
+ * against 0.99 on an H100 (tools/bench/RESULTS.md "A run-time N"). */
+#define PEELED_THREADS_PER_SM 1024
+/* Only up to PEELED_CAP_CHUNKS chunks a thread: more spill under the cap (f16
+ * N = 1001, 8 chunks: 124 -> 64 registers and 188 bytes of spills, 0.86 -> 0.60;
+ * N = 12289, 7 chunks: 0.81 -> 0.75; N = 2333, 4097, 9001: 0.80-0.88 ->
+ * 0.89-0.97; f32 unchanged, under 64 registers; "A run-time N"). */
+#define PEELED_CAP_CHUNKS 5
+unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl) {
+  unsigned per_sm = PEELED_THREADS_PER_SM / pl->block_threads;
+  return pl->peel && !pl->stage && pl->row_tiles == 1 && pl->chunks <= PEELED_CAP_CHUNKS &&
+                 per_sm > 1
+             ? per_sm
+             : 0;
 }
 
 /* ---- few rows: more entry points that split each row further ---- */
@@ -592,14 +624,19 @@ uint64_t sgp_policy_head_order_bytes(const sg_plan *pl) {
 
 /* The ranges of N a run-time N is served by (the MLIR front end's dynamic
  * reduced dim: one kernel per range, sg_problem.n_min .. n, chosen by N at
- * launch): [1, 16], then (2^(k-1), 2^k] up to N_RANGES_REGISTERS = 2^16, rows
- * in registers planned for the range's largest N; then one range of the
- * longer rows to 2^31-1, tiled with the tile count from N. A factor of 2 a
- * range keeps a row's threads at least half busy (the plan for 2N at N);
- * the cost against exact-N kernels is measured in tools/bench/RESULTS.md
- * "A run-time N". */
+ * launch): [1, 16], then (2^(k-1), 2^k] up to N_RANGES_REGISTERS = 2^18, rows
+ * in registers (split over a cluster where the range's largest N is) planned
+ * for the range's largest N; then one range of the longer rows to 2^31-1,
+ * tiled with the tile count from N. A factor of 2 a range keeps a row's
+ * threads at least half busy (the plan for 2N at N). Measured against the
+ * exact-N kernels in tools/bench/RESULTS.md "A run-time N". */
 #define N_RANGES_FIRST 16
-#define N_RANGES_REGISTERS 65536
+#define N_RANGES_REGISTERS 262144
+/* A range's kernel splits its rows over a cluster where the rows stay in
+ * registers (its largest N up to N_RANGES_REGISTERS): a tiled row's cluster
+ * would split the range's largest N, leaving the blocks past a shorter N idle
+ * (N = 300007 of the range to 2^31-1 over 8 blocks: 0.04 of the copy). */
+int sgp_policy_range_cluster(const sg_plan *pl) { return pl->n <= N_RANGES_REGISTERS; }
 int sg_plan_n_ranges(int64_t ranges[][2], int cap) {
   int n = 0;
   for (int64_t lo = 1, hi = N_RANGES_FIRST; n < cap; lo = hi + 1, hi *= 2) {

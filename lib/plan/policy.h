@@ -68,6 +68,8 @@ unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint
  * per reduction) rather than reject it? shape_given: constraints fixed the
  * threads per row or the cluster. pl: the shape resolved. */
 int sgp_policy_tiles(const sg_plan *pl, int shape_given);
+/* Chunks a thread holds per tile of a tiled row. */
+unsigned sgp_policy_tile_chunks(const sg_plan *pl);
 
 /* Threads a block has for rows of threads_per_row threads (no rows given). */
 unsigned sgp_policy_block_threads(unsigned threads_per_row, unsigned wave);
@@ -85,6 +87,10 @@ int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl);
 /* Blocks a multiprocessor asked of the register allocator for a staged plan
  * whose shared memory is resolved (0: no request). */
 unsigned sgp_policy_blocks_per_sm(const sg_plan *pl);
+/* Peeled rows in registers: blocks a multiprocessor to ask for (0: none). */
+unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl);
+/* A range of N (pl->n its largest): may its rows split over a cluster? */
+int sgp_policy_range_cluster(const sg_plan *pl);
 
 /* Groups a staged thread's chunks land in (each waited for before its first read). */
 unsigned sgp_policy_stage_groups(const sg_plan *pl);

@@ -235,6 +235,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
                        "memory, over the %u bytes %s allows", need, tg->max_static_smem, tname);
   }
   pl->stage_groups = sgp_policy_stage_groups(pl);
+  pl->blocks_per_sm = sgp_policy_peeled_blocks_per_sm(pl); /* staged: below */
   pl->head_order_bytes = sgp_policy_head_order_bytes(pl);
   if (pl->stage) {
     uint64_t pitch = (uint64_t)pl->chunks * pl->threads_per_row * pl->vec;
@@ -356,7 +357,7 @@ sg_status sg_plan_resolve(const sg_template *t, const sg_constraints *c, const s
     return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sg_plan_resolve: null argument");
   sgp_input in;
   sg_status st = resolve_plan(t, c, p, out, &in, diag);
-  if (!st && !sgp_dynamic_n(*out)) /* a range of N: one workgroup a row, no variants */
+  if (!st && !sgp_dynamic_n(*out)) /* a range of N: no few-rows variants */
     resolve_few(&in, *out);
   return st;
 }

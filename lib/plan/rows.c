@@ -128,7 +128,8 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
   const sgp_tile *wg_n = g->wg_n;
   const char *N = g->N;
   int64_t n = in->p->n;
-  int can = sgh_has_clusters(tg, pl->arch) && !sgp_dynamic_n(pl); /* a range: one a row */
+  int can = sgh_has_clusters(tg, pl->arch) &&
+            (!sgp_dynamic_n(pl) || sgp_policy_range_cluster(pl)); /* a range: the policy's */
   pl->cluster = 1;
   if (wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n) {
     int64_t tile = wg_n->tile, count = n / tile;
@@ -320,7 +321,8 @@ static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_
   uint64_t per_pass = (uint64_t)T * pl->vec;
   pl->chunks = (unsigned)(((uint64_t)n + per_pass - 1) / per_pass);
   pl->elems_per_thread = pl->chunks * pl->vec;
-  pl->masked = pl->peel || (uint64_t)n % per_pass != 0 || n * pl->cluster != pl->n;
+  pl->masked = pl->peel || (uint64_t)n % per_pass != 0 || n * pl->cluster != pl->n ||
+               sgp_dynamic_n(pl);
   pl->row_tiles = 1;
   if (pl->stage && pl->chunks > SGP_STAGE_MAX_CHUNKS)
     return REJECT("a staged row of %lld columns per workgroup needs %u vector accesses per "
@@ -331,7 +333,7 @@ static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_
   if (!pl->stage && pl->elems_per_thread > tg->max_elems_per_thread &&
       sgp_policy_tiles(pl, shape_given)) {
     /* tiles of the register budget; one pass over the row per reduction */
-    unsigned per_tile = tg->max_elems_per_thread / pl->vec ? tg->max_elems_per_thread / pl->vec : 1;
+    unsigned per_tile = sgp_policy_tile_chunks(pl);
     pl->row_tiles = (pl->chunks + per_tile - 1) / per_tile;
     pl->chunks = per_tile;
     pl->elems_per_thread = per_tile * pl->vec;

@@ -226,6 +226,8 @@ class Kernel:
         self.template = m.template_name.decode()
         self.target, self.arch = m.target.decode(), m.arch.decode()
         self.n, self.block, self.rows_per_block = m.n, m.block, m.rows_per_block
+        # a kernel for a range of N takes any N from n_min to n (n_min == n: exactly n)
+        self.n_min = m.n_min if m.n_min else m.n
         self.cluster, self.vector_bytes = m.cluster, m.vector_bytes
         self.layout = _rt.LAYOUT_NAMES[m.layout] if 0 <= m.layout < 2 else str(m.layout)
         self.tensors = [(m.tensors[i].name.decode(), bool(m.tensors[i].is_output),

@@ -1,6 +1,6 @@
 // A dynamic reduced dim (the innermost, identity layouts): N at run time.
 // The op gets one kernel per range of N (sg_plan_n_ranges: [1, 16], then
-// (2^(k-1), 2^k] to 65536, then one to 2^31-1), each taking N as its "cols"
+// (2^(k-1), 2^k] to 2^18, then one to 2^31-1), each taking N as its "cols"
 // argument (and as the row stride of the dense rows), and the module picks
 // the range of memref.dim's N with an scf.index_switch: the count of ranges
 // below N; N = 0 (nothing to compute) the default, no launch; N over 2^31-1
@@ -15,27 +15,27 @@
 // RUN: FileCheck --check-prefix=HOST %s < %t.host.mlir
 // RUN: %mlir-opt %t.host.mlir > /dev/null
 
-// VERBOSE: dynamic-n.mlir:[[@LINE+46]]:3: linalg.softmax 4x? f16 -> 14 kernels for N from 1 to 2147483647, chosen by N (softgen_softmax_f16_n1to16 .. softgen_softmax_f16_n65537to2147483647; grids from M)
-// VERBOSE: dynamic-n.mlir:[[@LINE+49]]:3: linalg.softmax ?x? f32 -> 14 kernels for N from 1 to 2147483647
+// VERBOSE: dynamic-n.mlir:[[@LINE+46]]:3: linalg.softmax 4x? f16 -> 16 kernels for N from 1 to 2147483647, chosen by N (softgen_softmax_f16_n1to16 .. softgen_softmax_f16_n262145to2147483647; grids from M)
+// VERBOSE: dynamic-n.mlir:[[@LINE+49]]:3: linalg.softmax ?x? f32 -> 16 kernels for N from 1 to 2147483647
 
-// CHECK-COUNT-28: gpu.binary @softgen_softmax_
+// CHECK-COUNT-32: gpu.binary @softgen_softmax_
 // CHECK-LABEL: func.func @rows(
 // CHECK: %[[N:.+]] = memref.dim %arg0, %c1 : memref<4x?xf16>
 // CHECK: %[[N64:.+]] = arith.index_cast %[[N]] : index to i64
 // CHECK: %[[FITS:.+]] = arith.cmpi ule, %[[N64]], %c2147483647_i64 : i64
 // CHECK: cf.assert %[[FITS]], "softgen: the reduced dim of the softmax at {{.*}}dynamic-n.mlir:[[#@LINE+38]]:3 is over 2147483647
 // CHECK: arith.cmpi ugt, %[[N]], %c16 : index
-// CHECK: arith.cmpi ugt, %[[N]], %c65536 : index
+// CHECK: arith.cmpi ugt, %[[N]], %c131072 : index
 // CHECK: %[[EMPTY:.+]] = arith.cmpi eq, %[[N]], %c0{{.*}} : index
-// CHECK: %[[WHICH:.+]] = arith.select %[[EMPTY]], %c14, %{{.+}} : index
+// CHECK: %[[WHICH:.+]] = arith.select %[[EMPTY]], %c16{{(_[0-9]+)?}}, %{{.+}} : index
 // CHECK: scf.index_switch %[[WHICH]]
 // CHECK: case 0 {
 // CHECK: gpu.launch_func @softgen_softmax_f16_n1to16::@softgen_softmax_f16_n1to16
 // CHECK-SAME: args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %c4_i64 : i64, %[[N64]] : i64, %[[N64]] : i64, %[[N64]] : i64)
 // CHECK: case 6 {
 // CHECK: gpu.launch_func @softgen_softmax_f16_n513to1024::@softgen_softmax_f16_n513to1024
-// CHECK: case 13 {
-// CHECK: gpu.launch_func @softgen_softmax_f16_n65537to2147483647::@softgen_softmax_f16_n65537to2147483647
+// CHECK: case 15 {
+// CHECK: gpu.launch_func @softgen_softmax_f16_n262145to2147483647::@softgen_softmax_f16_n262145to2147483647
 // CHECK: default {
 // CHECK-NEXT: }
 // CHECK-LABEL: func.func @both(

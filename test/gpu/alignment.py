@@ -329,8 +329,8 @@ def run_object(e, gen, say):
         c.failures.append(f"load raised {type(ex).__name__}: {ex}")
         return [c], [], None
     bad = []
-    if k.n != e.n:
-        bad.append(f"metadata N {k.n} != manifest N {e.n}")
+    if not k.n_min <= e.n <= k.n:  # a kernel for a range of N takes any N in it
+        bad.append(f"metadata N {k.n_min}..{k.n} does not hold manifest N {e.n}")
     if k.template != e.template:
         bad.append(f"metadata template {k.template!r}, manifest {e.template!r}")
     if any(t[2] != e.dtype for t in k.tensors):
@@ -514,7 +514,7 @@ def main_gpu(args):
     if not torch.cuda.is_available():
         say("alignment.py: torch sees no CUDA device")
         return 2
-    folder = os.path.join(args.objects, "align")
+    folder = os.path.join(args.objects, args.subdir)
     mpath = os.path.join(folder, "manifest.tsv")
     if not os.path.isfile(mpath):
         say(f"alignment.py: no {mpath}: run test/gpu/generate.sh (or generate-align.sh)")
@@ -618,7 +618,7 @@ class DevArray:
             self.__cuda_array_interface__ = iface
 
 
-def main_sanitize(path, seed):
+def main_sanitize(path, seed, cols=0):
     """Runs the sanitizer cases of one align object; see the module's doc."""
     try:
         import torch
@@ -633,7 +633,7 @@ def main_sanitize(path, seed):
     except Exception as ex:  # noqa: BLE001
         print(f"alignment.py: load: {type(ex).__name__}: {ex}")
         return 3
-    tpl, dt, n = k.template, k.tensors[0][2], k.n
+    tpl, dt, n = k.template, k.tensors[0][2], cols or k.n
     if not known(tpl) or any(t[2] != dt for t in k.tensors) or k.layout != "rows":
         print(f"alignment.py: {path}: template {tpl}, tensors {k.tensors}, layout {k.layout}: "
               "no reference here (rows layout, one dtype)")
@@ -734,6 +734,10 @@ def main_sanitize(path, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("objects", nargs="?", help="folder with align/manifest.tsv")
+    ap.add_argument("--subdir", default="align",
+                    help="the objects' subfolder (range: test/gpu/generate-range.sh's)")
+    ap.add_argument("--cols", type=int, default=0,
+                    help="--sanitize: the N to run a kernel for a range of N at (default its n)")
     ap.add_argument("outdir", nargs="?", help="folder for align.log and align.md")
     ap.add_argument("--filter", help="only objects whose file name matches this regex")
     ap.add_argument("--max-seconds", type=float, default=0,
@@ -743,7 +747,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20260121)
     args = ap.parse_args()
     if args.sanitize:
-        return main_sanitize(args.sanitize, args.seed)
+        return main_sanitize(args.sanitize, args.seed, args.cols)
     if not args.objects or not args.outdir:
         ap.error("OBJECTS and OUTDIR are required (or --sanitize KERNEL)")
     return main_gpu(args)

@@ -15,7 +15,9 @@ mkdir -p "$out"
 grep -v '^#' "$root/test/gpu/mlir-cases.txt" | while read -r name golden func _; do
   [ -n "$name" ] || continue
   # JAX's @main renamed: the C program has one
-  sed 's/@main(/@jax_main(/' "$root/test/MLIR/Inputs/goldens/$golden.mlir" > "$out/$name.mlir"
+  src="$root/test/MLIR/Inputs/goldens/$golden.mlir" # else an input of test/MLIR/Inputs
+  [ -f "$src" ] || src="$root/test/MLIR/Inputs/$golden.mlir"
+  sed 's/@main(/@jax_main(/' "$src" > "$out/$name.mlir"
   SOFTGEN_PLUGIN="$build/softgen-mlir-plugin.so" SOFTGEN_PASS_OPTIONS="emit=object arch=sm_90" \
     sh "$root/test/MLIR/Inputs/lower.sh" "$out/$name.mlir" "$out/$name.o" "$opt"
   echo "generate-mlir.sh: $name"

@@ -793,8 +793,8 @@ def run_object(e, gen, quick):
         return [c]
     meta_bad = []
     tpl = e.template
-    if k.n != n:
-        meta_bad.append(f"metadata N {k.n} != manifest N {n}")
+    if not k.n_min <= n <= k.n:  # a kernel for a range of N takes any N in it
+        meta_bad.append(f"metadata N {k.n_min}..{k.n} does not hold manifest N {n}")
     if tpl == "softmax":
         if k.template != "softmax":
             meta_bad.append(f"metadata template {k.template!r}")

@@ -9,7 +9,9 @@
  *   check of the kernel's output; a table on stdout and a CSV (--csv).
  *
  *   softgen-bench [options] KERNEL...           (each run with --rows M rows)
- *   softgen-bench [options] --manifest FILE     (lines "file<TAB>M", '#' comments;
+ *   softgen-bench [options] --manifest FILE     (lines "file<TAB>M[<TAB>N]", '#' comments;
+ *                                                N: the row length of a kernel for a
+ *                                                range of N, default its n;
  *                                                relative paths are taken from
  *                                                the manifest's folder)
  *
@@ -78,7 +80,7 @@ static const opt cli[] = { /* tools/common/options.h */
 
 static void usage(FILE *f) {
   fputs("usage: softgen-bench [options] KERNEL.{cubin,ptx}...\n"
-        "       softgen-bench [options] --manifest FILE   (lines: file<TAB>M)\n",
+        "       softgen-bench [options] --manifest FILE   (lines: file<TAB>M[<TAB>N])\n",
         f);
   opt_help(f, cli);
   fputs("environment: SOFTGEN_CUDA_LIBRARY / SOFTGEN_HIP_LIBRARY name another driver\n", f);
@@ -277,7 +279,8 @@ static const char *basename_of(const char *p) {
 /* Measures one kernel at M rows; fills r (r->ok = 0 with r->error on failure). */
 static void bench_one(const options *o, sgrt_runtime *rt, void *scratch_a, void *scratch_b,
                       size_t filler_bytes, const unsigned char *const pools[SG_DTYPE_COUNT],
-                      unsigned char *staging, const char *path, int64_t rows, result *r) {
+                      unsigned char *staging, const char *path, int64_t rows, int64_t cols,
+                      result *r) {
   sg_diag d;
   sg_diag_clear(&d);
   sg_status st = SG_OK;
@@ -303,14 +306,15 @@ static void bench_one(const options *o, sgrt_runtime *rt, void *scratch_a, void 
   b.m = sgrt_kernel_meta(b.k);
   const sg_meta *m = b.m;
   snprintf(r->kernel, sizeof r->kernel, "%s", m->kernel);
-  r->n = m->n;
+  int64_t n = cols ? cols : m->n; /* a kernel for a range of N: the manifest's N */
+  r->n = n;
   double elem_sum = 0;
   size_t set_bytes = 0;
   for (int i = 0; i < m->ntensors; i++) {
     unsigned es = sg_dtype_size(m->tensors[i].dtype);
     unsigned vb = m->vector_bytes ? m->vector_bytes : 1;
     int64_t per = vb > es ? vb / es : 1;
-    int64_t stride = (m->n + per - 1) / per * per;
+    int64_t stride = (n + per - 1) / per * per;
     set_bytes += (size_t)rows * (size_t)stride * es;
     elem_sum += es;
     if (m->tensors[i].is_output && b.out < 0)
@@ -328,10 +332,10 @@ static void bench_one(const options *o, sgrt_runtime *rt, void *scratch_a, void 
     snprintf(r->dtype, sizeof r->dtype, "%s", sg_dtype_name(din));
   else
     snprintf(r->dtype, sizeof r->dtype, "%s>%s", sg_dtype_name(din), sg_dtype_name(dout));
-  r->bytes = (double)rows * (double)m->n * elem_sum;
+  r->bytes = (double)rows * (double)n * elem_sum;
   {
     unsigned ei = sg_dtype_size(din), eo = sg_dtype_size(dout);
-    b.copy_bytes = (size_t)rows * (size_t)m->n * (ei < eo ? ei : eo);
+    b.copy_bytes = (size_t)rows * (size_t)n * (ei < eo ? ei : eo);
   }
   r->copy_bytes = 2.0 * (double)b.copy_bytes;
 
@@ -354,7 +358,7 @@ static void bench_one(const options *o, sgrt_runtime *rt, void *scratch_a, void 
       unsigned es = sg_dtype_size(dt), vb = m->vector_bytes ? m->vector_bytes : 1;
       int64_t per = vb > es ? vb / es : 1;
       sgrt_tensor *t = &b.sets[s][i];
-      *t = (sgrt_tensor){NULL, rows, m->n, (m->n + per - 1) / per * per, dt, 0, 0};
+      *t = (sgrt_tensor){NULL, rows, n, (n + per - 1) / per * per, dt, 0, 0};
       size_t bytes = (size_t)rows * (size_t)t->row_stride * es;
       if (bytes == 0)
         continue;
@@ -546,6 +550,7 @@ static void print_summary(const result *r, int nr) {
 typedef struct job {
   char *path;
   int64_t rows;
+  int64_t cols; /* a kernel for a range of N: the N to run (0: the kernel's n) */
 } job;
 
 static int parse_i64(const char *s, int64_t *out) {
@@ -567,7 +572,7 @@ static int parse_pos_double(const char *s, double *out) {
   return 0;
 }
 
-static int add_job(job **jobs, int *n, int *cap, const char *path, int64_t rows) {
+static int add_job(job **jobs, int *n, int *cap, const char *path, int64_t rows, int64_t cols) {
   if (*n == *cap) {
     int nc = *cap ? *cap * 2 : 64;
     job *j = realloc(*jobs, (size_t)nc * sizeof *j);
@@ -583,6 +588,7 @@ static int add_job(job **jobs, int *n, int *cap, const char *path, int64_t rows)
   memcpy(p, path, len + 1);
   (*jobs)[*n].path = p;
   (*jobs)[*n].rows = rows;
+  (*jobs)[*n].cols = cols;
   (*n)++;
   return 0;
 }
@@ -627,8 +633,18 @@ static int read_manifest(const char *path, job **jobs, int *n, int *cap) {
     }
     *tab = 0;
     char *mfield = tab + 1, *tab2 = strchr(mfield, '\t');
-    if (tab2)
+    int64_t cols = 0; /* an optional third field: N, for a kernel of a range of N */
+    if (tab2) {
       *tab2 = 0;
+      char *nf = tab2 + 1, *t3 = strchr(nf, '\t');
+      if (t3)
+        *t3 = 0;
+      if (*nf && parse_i64(nf, &cols)) {
+        fprintf(stderr, "softgen-bench: %s:%d: bad N '%s'\n", path, lineno, nf);
+        rc = -1;
+        break;
+      }
+    }
     if (parse_i64(mfield, &rows)) {
       fprintf(stderr, "softgen-bench: %s:%d: bad row count '%s'\n", path, lineno, mfield);
       rc = -1;
@@ -638,7 +654,7 @@ static int read_manifest(const char *path, job **jobs, int *n, int *cap) {
       snprintf(full, sizeof full, "%s", p);
     else
       snprintf(full, sizeof full, "%.*s%s", (int)dirlen, path, p);
-    if (add_job(jobs, n, cap, full, rows)) {
+    if (add_job(jobs, n, cap, full, rows, cols)) {
       fprintf(stderr, "softgen-bench: out of host memory\n");
       rc = -1;
       break;
@@ -749,7 +765,7 @@ int main(int argc, char **argv) {
   }
   rc = 0;
   for (int i = 0; i < nkernels && !rc; i++)
-    if (add_job(&jobs, &njobs, &cap, kernels[i], o.rows))
+    if (add_job(&jobs, &njobs, &cap, kernels[i], o.rows, 0))
       rc = 3;
   free(kernels);
   if (!rc && o.manifest && read_manifest(o.manifest, &jobs, &njobs, &cap))
@@ -808,7 +824,7 @@ int main(int argc, char **argv) {
   print_header();
   for (int i = 0; i < njobs; i++) {
     bench_one(&o, rt, sa, sb, filler, (const unsigned char *const *)pools, staging,
-              jobs[i].path, jobs[i].rows, &res[i]);
+              jobs[i].path, jobs[i].rows, jobs[i].cols, &res[i]);
     if (!res[i].ok)
       rc = 1;
     print_row(&res[i]);
