@@ -14,6 +14,11 @@
 // RUN: %softgen %s --emit asm -o %t.host.mlir
 // RUN: FileCheck --check-prefix=HOST %s < %t.host.mlir
 // RUN: %mlir-opt %t.host.mlir > /dev/null
+// torch-mlir's decomposed chain (extf, max with indices, sub, exp, sum, div,
+// truncf) with N dynamic: the same ranges
+// RUN: %softgen %S/Inputs/torch_softmax_dyn_n_f16.mlir --emit asm -v -o %t.chain.mlir 2>&1 | FileCheck --check-prefix=CHAIN %s
+// RUN: %mlir-opt %t.chain.mlir > /dev/null
+// CHAIN: torch_softmax_dyn_n_f16.mlir:{{[0-9]+}}:{{[0-9]+}}: softmax (a chain of linalg ops) ?x? f16 -> 16 kernels for N from 1 to 2147483647
 
 // VERBOSE: dynamic-n.mlir:[[@LINE+46]]:3: linalg.softmax 4x? f16 -> 16 kernels for N from 1 to 2147483647, chosen by N (softgen_softmax_f16_n1to16 .. softgen_softmax_f16_n262145to2147483647; grids from M)
 // VERBOSE: dynamic-n.mlir:[[@LINE+49]]:3: linalg.softmax ?x? f32 -> 16 kernels for N from 1 to 2147483647
