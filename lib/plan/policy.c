@@ -147,8 +147,10 @@ unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned 
 #define SHORT_ROW_BYTES 512
 #define SHORT_ROW_CAUSAL_ACCESSES 2
 #define ROW_ACCESSES 4
+#define PEELED_CAP_CHUNKS 5
+#define PEELED_MAX_THREADS 512
 static unsigned registers_threads(uint64_t vectors, unsigned vec, unsigned vec_bytes,
-                                  unsigned max_threads, int causal) {
+                                  unsigned max_threads, int causal, int peeled) {
   unsigned t;
   if (vectors * vec_bytes <= SHORT_ROW_BYTES) {
     unsigned per = causal && vec >= 8 ? SHORT_ROW_CAUSAL_ACCESSES : 1;
@@ -158,6 +160,15 @@ static unsigned registers_threads(uint64_t vectors, unsigned vec, unsigned vec_b
     if (t >= 1024 && vectors / 512 * vec <= AUTO_ELEMS_PER_THREAD)
       t = 512;
   }
+  /* peeled rows: at most PEELED_CAP_CHUNKS chunks a thread, which the register
+   * request below (sgp_policy_peeled_blocks_per_sm) holds without spilling, in
+   * rows of up to PEELED_MAX_THREADS threads. H100, exact kernels against the
+   * copy (tools/bench/RESULTS.md "A run-time N"): f16 and bf16 N = 1001 (16 -> 32
+   * threads) 0.86 -> 0.96, N = 3001 0.77 -> 0.82, f32 N = 1001-3001 +1-3 %; f32
+   * N = 12289 at 1024 threads instead of 512 lost 13 %, hence the bound. */
+  unsigned most = max_threads < PEELED_MAX_THREADS ? max_threads : PEELED_MAX_THREADS;
+  while (peeled && t * 2 <= most && (vectors + t - 1) / t > PEELED_CAP_CHUNKS)
+    t *= 2;
   return t > max_threads ? max_threads : t;
 }
 
@@ -179,7 +190,7 @@ static unsigned staged_threads(uint64_t vectors, unsigned max_threads) {
 unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                                     unsigned cap) {
   return pl->stage ? staged_threads(vectors, cap)
-                   : registers_threads(vectors, pl->vec, pl->vec_bytes, cap, in->causal);
+                   : registers_threads(vectors, pl->vec, pl->vec_bytes, cap, in->causal, pl->peel);
 }
 
 /* At least 256 threads (8 waves of 32) so that short rows share a block,
@@ -278,7 +289,7 @@ static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t ve
 #define REGISTERS_ROW_VALUES 36
 static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vectors) {
   unsigned t = registers_threads(vectors, pl->vec, pl->vec_bytes, pl->target->max_block_threads,
-                                 in->causal);
+                                 in->causal, 0); /* as before the peeled rows' own rule */
   return t <= 512 && (vectors + t - 1) / t * pl->vec <= REGISTERS_ROW_VALUES;
 }
 
@@ -447,7 +458,6 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
  * N = 1001, 8 chunks: 124 -> 64 registers and 188 bytes of spills, 0.86 -> 0.60;
  * N = 12289, 7 chunks: 0.81 -> 0.75; N = 2333, 4097, 9001: 0.80-0.88 ->
  * 0.89-0.97; f32 unchanged, under 64 registers; "A run-time N"). */
-#define PEELED_CAP_CHUNKS 5
 unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl) {
   unsigned per_sm = PEELED_THREADS_PER_SM / pl->block_threads;
   return pl->peel && !pl->stage && pl->row_tiles == 1 && pl->chunks <= PEELED_CAP_CHUNKS &&

@@ -121,9 +121,11 @@ static void run(const char *text, size_t size) {
   if (st == SG_OK) {
     for (int i = 0; i < r.nops; i++) {
       const sg_mlir_op *op = &r.ops[i];
-      /* M: at least 1, or -1 (dynamic dims before the reduced dim: counted at run time) */
+      /* M: at least 1, or -1 (dynamic dims before the reduced dim: counted at run time);
+       * N: at least 1, or -1 (a dynamic innermost reduced dim: kernels for ranges of N) */
       if (op->status == SG_OK &&
-          (op->n < 1 || (op->m < 1 && !(op->m == -1 && op->outer == -1)) || op->message[0] ||
+          ((op->n < 1 && !(op->n == -1 && op->inner == 1)) ||
+           (op->m < 1 && !(op->m == -1 && op->outer == -1)) || op->message[0] ||
            !op->has_dtype)) {
         fprintf(stderr, "fuzz_mlir: op %d at %s is compilable with N %lld, M %lld: %s\n", i,
                 op->location, (long long)op->n, (long long)op->m, op->message);
