@@ -431,10 +431,8 @@ static void launch(builder *b, sgm_state *s, int i, const MlirAttribute *refs) {
     MlirValue d[2] = {mem[0], constant(b, b->index, r->dim)};
     MlirValue n_index = emit(b, "memref.dim", 2, d, &b->index, 0, NULL);
     launch_ranges(b, s, i, refs, rows, m_index, n_index, mem, dev,
-                  staged ? tok : (MlirValue){NULL});
-  }
-  MlirValue done = {NULL};
-  if (!r->nranges) {
+                  staged ? tok : (MlirValue){NULL}); /* each case ends a stream */
+  } else {
     MlirValue one = constant(b, b->index, 1), grid, rows = {NULL}; /* rows: a run-time M as i64 */
     if (r->m >= 0) {
       grid = constant(b, b->index, (int64_t)r->grid);
@@ -447,11 +445,11 @@ static void launch(builder *b, sgm_state *s, int i, const MlirAttribute *refs) {
     MlirValue cluster = r->cluster > 1 ? constant(b, b->index, r->cluster) : one;
     MlirValue args[SG_META_MAX_ARGS];
     kernel_args(b, r, o, m, dev, rows, (MlirValue){NULL}, args);
-    done = launch_func(b, refs[0], one, grid, block, cluster, r->cluster, r->dsmem, args, m->nargs,
-                       staged ? tok : (MlirValue){NULL});
+    MlirValue done = launch_func(b, refs[0], one, grid, block, cluster, r->cluster, r->dsmem,
+                                 args, m->nargs, staged ? tok : (MlirValue){NULL});
+    if (staged)
+      staged_tail(b, o, mem, dev, done);
   }
-  if (staged && !r->nranges) /* (a run-time N: in each case of the switch) */
-    staged_tail(b, o, mem, dev, done);
   if (r->tensor_form) {
     MlirType tout = mlirValueGetType(o->value[1]);
     MlirNamedAttribute a[2] = {named(b->ctx, "restrict", mlirUnitAttrGet(b->ctx)),
