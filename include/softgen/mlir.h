@@ -92,6 +92,11 @@ typedef struct sg_mlir_options {
    * kernels are always built afresh. */
   const char *cache_dir; /* NULL: the environment's */
   int no_cache;          /* 1: neither read nor write the cache */
+  /* A dynamic reduced dim: its longest N (0: 2^31-1). The ranges of
+   * sg_plan_n_ranges past it are not compiled and the last one ends there;
+   * a longer N fails the module's cf.assert. Fewer kernels where a bound is
+   * known (a context length, a vocabulary). */
+  int64_t max_n;
 } sg_mlir_options;
 
 /* One softmax-family computation of the module: a linalg.softmax, or a

@@ -236,6 +236,10 @@ static sg_status compile(MlirModule module, const sg_mlir_options *opts, sg_mlir
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED,
                        "the MLIR front end launches GPU kernels (gpu.launch_func): target nvptx "
                        "or amdgpu, not '%s'", s.opts->target);
+  if (s.opts->max_n < 0 || s.opts->max_n > 2147483647)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "the longest N of a dynamic reduced dim "
+                       "(max_n %lld) must be 1 to 2^31-1, or 0 for no bound",
+                       (long long)s.opts->max_n);
   st = sgm_recognize(&s, diag);
   if (!st)
     st = sgm_import(&s, diag);

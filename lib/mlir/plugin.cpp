@@ -60,8 +60,14 @@ struct LowerSoftmax : public mlir::PassWrapper<LowerSoftmax, mlir::OperationPass
                                             "device (read and written in place)"),
                              llvm::cl::init("host")};
 
+  Option<long long> maxN{*this, "max-n",
+                         llvm::cl::desc("the longest row of a dynamic reduced dim: kernels for "
+                                        "the ranges of N up to it only (0: 2^31-1)"),
+                         llvm::cl::init(0)};
+
   void runOnOperation() final {
     sg_mlir_options o = {};
+    o.max_n = maxN; /* checked by the front end */
     if (memory != "host" && memory != "device") {
       getOperation().emitError() << "softgen-lower-softmax: memory=" << memory
                                  << " is not one of host, device";

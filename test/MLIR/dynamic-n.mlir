@@ -14,6 +14,17 @@
 // RUN: %softgen %s --emit asm -o %t.host.mlir
 // RUN: FileCheck --check-prefix=HOST %s < %t.host.mlir
 // RUN: %mlir-opt %t.host.mlir > /dev/null
+// --mlir-max-n (the pass's max-n): a known bound on N compiles the ranges up
+// to it only, the last ending there, and the assert names it
+// RUN: %softgen %s --mlir-memory device --mlir-max-n 5000 --emit asm -v -o %t.bound.mlir 2>&1 | FileCheck --check-prefix=BOUND %s
+// RUN: FileCheck --check-prefix=BOUND-MOD %s < %t.bound.mlir
+// RUN: %mlir-opt %t.bound.mlir > /dev/null
+// BOUND: linalg.softmax 4x? f16 -> 10 kernels for N from 1 to 5000, chosen by N (softgen_softmax_f16_n1to16 .. softgen_softmax_f16_n4097to5000; grids from M)
+// BOUND-MOD-COUNT-20: gpu.binary @softgen_softmax_
+// BOUND-MOD-NOT: gpu.binary
+// BOUND-MOD: cf.assert %{{.+}}, "softgen: the reduced dim of the softmax at {{.*}} is over 5000, the longest row its kernels take"
+// RUN: not %softgen %s --mlir-max-n 0 -o %t.none.mlir 2>&1 | FileCheck --check-prefix=BAD-BOUND %s
+// BAD-BOUND: softgen: --mlir-max-n 0: N must be an integer from 1 to 2^31-1
 // torch-mlir's decomposed chain (extf, max with indices, sub, exp, sum, div,
 // truncf) with N dynamic: the same ranges
 // RUN: %softgen %S/Inputs/torch_softmax_dyn_n_f16.mlir --emit asm -v -o %t.chain.mlir 2>&1 | FileCheck --check-prefix=CHAIN %s

@@ -27,7 +27,8 @@
 
 enum { /* the options: ids for the table's rows */
   O_N = 1, O_DTYPE, O_OUT_DTYPE, O_TARGET, O_ARCH, O_LAYOUT, O_CONSTRAINTS, O_C, O_EMIT,
-  O_OUT_DIR, O_O, O_PRINT_CONFIG, O_PRINT_TEMPLATE, O_INSPECT, O_MLIR, O_MLIR_MEMORY, O_CACHE_DIR, O_NO_CACHE,
+  O_OUT_DIR, O_O, O_PRINT_CONFIG, O_PRINT_TEMPLATE, O_INSPECT, O_MLIR, O_MLIR_MEMORY, O_MLIR_MAX_N,
+  O_CACHE_DIR, O_NO_CACHE,
   O_PTXAS, O_LLD, O_VERBOSE, O_HELP, O_VERSION, O_HELP_MAN
 };
 
@@ -96,6 +97,9 @@ static const opt cli[] = {
      "(default): what is not known to be device memory is\n"
      "copied to the device and back around each launch;\n"
      "device: kernels read and write it in place"},
+    {O_MLIR_MAX_N, "--mlir-max-n", "N", 0,
+     "the longest row of a dynamic reduced dim (default\n"
+     "2^31-1): kernels for the ranges of N up to it only"},
     OPT_SECTION("Cache", "compiled outputs are reused when nothing that changes them changed"),
     {O_CACHE_DIR, "--cache-dir", "DIR", 0,
      "cache directory (default: $SOFTGEN_CACHE_DIR, else\n"
@@ -225,6 +229,7 @@ typedef struct options {
   int nns;
   unsigned emit;
   int emit_given, print_config, print_template, verbose, no_cache, mlir, mlir_device_memory;
+  int64_t mlir_max_n; /* --mlir-max-n (0: none) */
   const char *inspect, *cache_dir;
   sg_emit_options tools;
 } options;
@@ -349,6 +354,16 @@ static int parse_args(int argc, char **argv, options *o) {
       if (strcmp(v, "host") != 0 && strcmp(v, "device") != 0)
         return bad_usage("unknown --mlir-memory '%s' (expected host or device)", v);
       o->mlir_device_memory = strcmp(v, "device") == 0;
+      break;
+    case O_MLIR_MAX_N: {
+      char *end;
+      errno = 0;
+      long long n = strtoll(v, &end, 10);
+      if (end == v || *end || errno || n < 1 || n > 2147483647LL)
+        return bad_usage("--mlir-max-n %s: N must be an integer from 1 to 2^31-1", v);
+      o->mlir_max_n = n;
+      break;
+    }
       break;
     case O_NO_CACHE: o->no_cache = 1; break;
     case O_VERBOSE: o->verbose = 1; break;
@@ -551,7 +566,7 @@ static int mlir_mode(const options *o) {
   if (!(o->nconstraint_files + o->nconstraint_texts) || load_constraints(o, &c, &d) == SG_OK) {
     sg_cli_mlir_job j = {o->template_arg, o->out_dir, o->out_file, o->problem.target,
                          o->problem.arch, c, &o->tools, 0, 0, 0, o->verbose,
-                         o->cache_dir, o->no_cache, o->mlir_device_memory};
+                         o->cache_dir, o->no_cache, o->mlir_device_memory, o->mlir_max_n};
     if (o->emit_given) {
       j.emit_asm = (o->emit & EMIT_ASM) != 0;
       j.emit_obj = (o->emit & EMIT_OBJ) != 0;

@@ -106,7 +106,7 @@ int sg_cli_mlir(const sg_cli_mlir_job *j) {
   int nouts = 0, status = 1, made_dir = 0;
   sg_mlir_options o = {.target = j->target, .arch = j->arch, .constraints = j->constraints,
                        .cache_dir = j->cache_dir, .no_cache = j->no_cache,
-                       .device_memory = j->device_memory};
+                       .device_memory = j->device_memory, .max_n = j->max_n};
   if (j->tools)
     o.tools = *j->tools;
   o.format = j->emit_asm ? SG_MLIR_FORMAT_ASSEMBLY

@@ -21,6 +21,7 @@ typedef struct sg_cli_mlir_job {
   const char *cache_dir; /* --cache-dir (NULL: the environment's) */
   int no_cache;          /* --no-cache */
   int device_memory;     /* --mlir-memory device */
+  int64_t max_n;         /* --mlir-max-n (0: none) */
 } sg_cli_mlir_job;
 
 /* 1 when path names an MLIR file (ends in .mlir). */
