@@ -680,10 +680,11 @@ static int writes(MlirOperation op, MlirValue root) {
   return -1;
 }
 
-/* Does op use root's memory other than as a linalg op's operand or a view? */
+/* Does op use root's memory other than as a linalg op's operand or a view?
+ * (memref.dim reads a size, never the memory: dynamic shapes are full of it.) */
 static int touches(MlirOperation op, MlirValue root) {
   if (name_starts(op, "linalg.") || named(op, "memref.expand_shape") ||
-      named(op, "memref.collapse_shape"))
+      named(op, "memref.collapse_shape") || named(op, "memref.dim"))
     return 0;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
     if (mlirValueEqual(buffer_root(mlirOperationGetOperand(op, i)), root))

@@ -9,6 +9,12 @@
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck --check-prefix=VERBOSE %s < %t.err
 // RUN: %mlir-opt %t.mlir > /dev/null
+// torch-mlir's dynamic-batch chain bufferized (and through the deallocation
+// pipeline, as a pipeline that runs the pass after them has it): its
+// memref.dim ops read sizes, not the buffers, so the chain is still one
+// RUN: %mlir-opt %S/Inputs/goldens/torch_softmax_dyn_f16.mlir -o %t.buf.mlir --pass-pipeline='builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-deallocation-pipeline)'
+// RUN: %softgen %t.buf.mlir --emit asm -v -o %t.buf.out.mlir 2>&1 | FileCheck --check-prefix=BUF %s
+// BUF: softmax (a chain of linalg ops) ?x1000 f16 -> softgen_softmax_f16_n1000 (grid from M
 
 // VERBOSE: dynamic.mlir:[[@LINE+22]]:3: linalg.softmax ?x4 f32 -> softgen_softmax_f32_n4_inner (grid from M, block 256, cluster 1)
 // VERBOSE: dynamic.mlir:[[@LINE+25]]:3: linalg.softmax left as it is: memref<?x128xf32, strided<[256, 1]>> has dynamic dims: softgen takes them (before the reduced dim, a run-time M) on identity layouts only
