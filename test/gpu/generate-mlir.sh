@@ -22,7 +22,7 @@ grep -v '^#' "$root/test/gpu/mlir-cases.txt" | while read -r name golden func _;
     sh "$root/test/MLIR/Inputs/lower.sh" "$out/$name.mlir" "$out/$name.o" "$opt"
   # the softmax must run on the device: a chain left as it is lowers to CPU loops
   # that compute the same result
-  grep -q mgpuLaunchKernel "$out/$name.o.ll" ||
+  grep -qE "mgpuLaunch(Cluster)?Kernel" "$out/$name.o.ll" ||
     { echo "generate-mlir.sh: $name: no kernel launch in the lowered module" >&2; exit 1; }
   echo "generate-mlir.sh: $name"
 done
