@@ -324,11 +324,7 @@ static void classify(sgm_state *s, const sgm_site *t, sg_mlir_op *r, sgm_op *o) 
         op_skip(r, "%s has a dynamic reduced dim: softgen takes it (kernels for ranges of N "
                 "chosen at run time) on identity layouts only", tt);
       } else {
-        for (int w = 0; w < 2; w++) {
-          o->stride[w] = SGM_RUN_TIME_N;
-          o->nstride[w] = 1;
-          o->offset[w] = 0;
-        }
+        o->stride[0] = o->stride[1] = SGM_RUN_TIME_N; /* offsets 0 */
       }
     } else if (r->outer == -1) { /* dynamic dims before dim: M at run time, dense rows */
       if (!identity_layout(min) || !identity_layout(mout)) {

@@ -67,20 +67,30 @@ static MlirValue constant(builder *b, MlirType t, int64_t v) {
   return emit(b, "arith.constant", 0, NULL, &t, 1, &a);
 }
 
+/* arith.cmpi of x and y (the predicate's number: 0 eq, 7 ule, 8 ugt): an i1. */
+static MlirValue compare(builder *b, int64_t predicate, MlirValue x, MlirValue y) {
+  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
+  MlirValue ops[2] = {x, y};
+  MlirNamedAttribute pred = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, predicate));
+  return emit(b, "arith.cmpi", 2, ops, &i1, 1, &pred);
+}
+
+/* cf.assert of ok (i1) with message msg. */
+static void check(builder *b, MlirValue ok, const char *msg) {
+  MlirNamedAttribute m = named(b->ctx, "msg", mlirStringAttrGet(b->ctx, sgm_str(msg)));
+  emit(b, "cf.assert", 1, &ok, NULL, 1, &m);
+}
+
 /* cf.assert that pointer p (i64) is a multiple of `align` bytes, naming the op. */
 static void check_alignment(builder *b, MlirValue p, unsigned align, const char *what,
                             const char *where) {
   MlirValue ops[2] = {p, constant(b, b->i64, align)};
   MlirValue rem = emit(b, "arith.remui", 2, ops, &b->i64, 0, NULL);
-  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
-  MlirValue cmp[2] = {rem, constant(b, b->i64, 0)};
-  MlirNamedAttribute pred = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 0)); /* eq */
-  MlirValue ok = emit(b, "arith.cmpi", 2, cmp, &i1, 1, &pred);
+  MlirValue ok = compare(b, 0, rem, constant(b, b->i64, 0));
   char msg[700];
   snprintf(msg, sizeof msg, "softgen: the %s of the softmax at %s is not %u-byte aligned, as its "
            "kernel needs", what, where, align);
-  MlirNamedAttribute m = named(b->ctx, "msg", mlirStringAttrGet(b->ctx, sgm_str(msg)));
-  emit(b, "cf.assert", 1, &ok, NULL, 1, &m);
+  check(b, ok, msg);
 }
 
 /* Is memref v's base known to be aligned to `align` bytes (a memref.alloc
@@ -313,29 +323,19 @@ static void launch_ranges(builder *b, sgm_state *s, int i, const MlirAttribute *
                           MlirValue rows, MlirValue m_index, MlirValue n_index,
                           const MlirValue mem[2], const MlirValue dev[2], MlirValue tok) {
   const sg_mlir_op *r = &s->report->ops[i];
-  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
   MlirValue cols = emit(b, "arith.index_cast", 1, &n_index, &b->i64, 0, NULL);
   const sg_meta *top = &s->report->kernels[r->range_kernels[r->nranges - 1]].meta;
-  MlirValue le[2] = {cols, constant(b, b->i64, top->n)};
-  MlirNamedAttribute ule = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 7)); /* ule */
-  MlirValue fits = emit(b, "arith.cmpi", 2, le, &i1, 1, &ule);
   char msg[700];
   snprintf(msg, sizeof msg, "softgen: the reduced dim of the softmax at %s is over %lld, the "
            "longest row its kernels take", r->location, (long long)top->n);
-  MlirNamedAttribute am = named(b->ctx, "msg", mlirStringAttrGet(b->ctx, sgm_str(msg)));
-  emit(b, "cf.assert", 1, &fits, NULL, 1, &am);
-  MlirNamedAttribute ugt = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 8)); /* ugt */
-  MlirNamedAttribute eq = named(b->ctx, "predicate", mlirIntegerAttrGet(b->i64, 0));
-  MlirValue which = constant(b, b->index, 0);
+  check(b, compare(b, 7, cols, constant(b, b->i64, top->n)), msg); /* ule */
+  MlirValue zero = constant(b, b->index, 0), one = constant(b, b->index, 1), which = zero;
   for (int q = 0; q + 1 < r->nranges; q++) { /* ranges below N */
     const sg_meta *m = &s->report->kernels[r->range_kernels[q]].meta;
-    MlirValue c[2] = {n_index, constant(b, b->index, m->n)};
-    MlirValue pick[3] = {emit(b, "arith.cmpi", 2, c, &i1, 1, &ugt), constant(b, b->index, 1),
-                         constant(b, b->index, 0)};
+    MlirValue pick[3] = {compare(b, 8, n_index, constant(b, b->index, m->n)), one, zero}; /* ugt */
     which = binary(b, "arith.addi", which, emit(b, "arith.select", 3, pick, &b->index, 0, NULL));
   }
-  MlirValue z[2] = {n_index, constant(b, b->index, 0)};
-  MlirValue empty = emit(b, "arith.cmpi", 2, z, &i1, 1, &eq);
+  MlirValue empty = compare(b, 0, n_index, zero); /* eq */
   MlirValue sel[3] = {empty, constant(b, b->index, r->nranges), which};
   which = emit(b, "arith.select", 3, sel, &b->index, 0, NULL);
   /* the switch: the default region (no launch) first, then a case a range */
