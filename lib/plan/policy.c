@@ -234,14 +234,12 @@ unsigned sgp_policy_inner_block(const sg_plan *pl) {
 #define STAGE_BLOCK_BYTES (64 * 1024)
 /* shared memory a staged block leaves for its reduction buffers */
 #define STAGE_RESERVE 8192
-/* A staged share fits a workgroup; in a non-portable cluster (over the
- * target's max_cluster) only when the block is alone on its multiprocessor:
- * synccheck flagged clusters of 16 with several blocks a multiprocessor and
- * passed those of one (test/gpu/cluster16.sh, "Issue 10" in test/gpu/RESULTS.md). */
-static int stage_share_fits(const sgh_target *tg, const char *arch, uint64_t share,
-                            unsigned cluster) {
-  uint64_t limit = tg->stage_smem(arch);
-  return share + STAGE_RESERVE <= limit && (cluster <= tg->max_cluster || 2 * share > limit);
+/* A staged share fits a workgroup, in a portable cluster or not: synccheck,
+ * which had flagged clusters of 16 with several blocks a multiprocessor (issue
+ * 10, no defect found in the code), passed all of test/gpu/cluster16.sh's plans
+ * on an H100 in session 17 (test/gpu/RESULTS.md "Clusters of 16 shared"). */
+static int stage_share_fits(const sgh_target *tg, const char *arch, uint64_t share) {
+  return share + STAGE_RESERVE <= tg->stage_smem(arch);
 }
 
 /* A row of `vectors` vector accesses splits over `cluster` workgroups of
@@ -273,7 +271,7 @@ static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t ve
   const sgh_target *tg = pl->target;
   uint64_t share = sgp_split_share(vectors, cluster);
   unsigned t = staged_threads(share, tg->max_block_threads);
-  return stage_share_fits(tg, pl->arch, share * pl->vec * in->read_bytes, cluster) &&
+  return stage_share_fits(tg, pl->arch, share * pl->vec * in->read_bytes) &&
          (share + t - 1) / t <= SGP_STAGE_MAX_CHUNKS;
 }
 
@@ -322,9 +320,19 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
  * until a block of 256 threads (or the most the largest cluster allows) holds
  * its share, as measured fastest (experiments 2 and 4); smaller blocks keep
  * several resident per multiprocessor. Staged: a workgroup's share of the rows within
- * STAGE_BLOCK_BYTES, in portable clusters; beyond them (up to
- * max_cluster_staged) only while the share does not fit at all
- * (stage_share_fits). */
+ * STAGE_BLOCK_BYTES over portable clusters. Past them (up to max_cluster_staged)
+ * while the share does not fit (stage_share_fits), and while it is over
+ * STAGE_BLOCK_BYTES for rows of one read an element with an online chain, over
+ * half the shared memory (a block alone on its multiprocessor) for the others.
+ * Measured on an H100 against the split of 8 (tools/bench/RESULTS.md "Eleventh
+ * change", softgen-bench and variants.py, two rounds): softmax f32 N = 151936
+ * (76 KB a block over 8) M = 32-1024 0.66-0.85 -> 0.83-0.96 of copy, 201088
+ * 0.70-0.90 -> 0.83-0.96, 256000 (128 KB, alone) M = 16-1024 0.67-0.92 ->
+ * 0.77-0.96 (M = 8 0.76 -> 0.68), log_softmax and scaled f32 151936 0.73-0.87 ->
+ * 0.87-0.96; two reads an element lost at 76-100 KB (masked f16 151936 0.91 ->
+ * 0.80, softmax_backward f16 151936 0.97 -> 0.83, f32 100352 1.00 -> 0.91) and
+ * gained where a block had been alone (masked f16 262144 0.94 -> 0.99,
+ * softmax_backward f32 151936 0.80 -> 0.88, attention f16 262144 1.67 -> 1.99). */
 #define CLUSTER_BLOCK_THREADS 256
 unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                             uint64_t rows, uint64_t threads) {
@@ -332,14 +340,17 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
   unsigned cluster = 1;
   uint64_t fit = (threads < CLUSTER_BLOCK_THREADS ? threads : CLUSTER_BLOCK_THREADS) *
                  AUTO_ELEMS_PER_THREAD;
-  if (pl->stage)
-    for (uint64_t share; (vectors / cluster) % 2 == 0; cluster *= 2) {
+  if (pl->stage) {
+    unsigned most = sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
+    uint64_t alone = tg->stage_smem(pl->arch) / 2;
+    for (uint64_t share; cluster < most && (vectors / cluster) % 2 == 0; cluster *= 2) {
       share = vectors / cluster * pl->vec * rows * in->read_bytes;
-      if (!(cluster < tg->max_cluster && share > STAGE_BLOCK_BYTES) &&
-          !(cluster < sgp_max_u(tg->max_cluster, tg->max_cluster_staged) &&
-            !stage_share_fits(tg, pl->arch, share, cluster)))
+      int one_read = in->online_chains && in->read_bytes == in->widest_read;
+      uint64_t most_bytes = cluster < tg->max_cluster || one_read ? STAGE_BLOCK_BYTES : alone;
+      if (share <= most_bytes && stage_share_fits(tg, pl->arch, share))
         break;
     }
+  }
   else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
     while (cluster < tg->max_cluster && vectors / cluster * pl->vec > fit &&
            (vectors / cluster) % 2 == 0)
@@ -399,14 +410,18 @@ static int staged_alone(const sgp_input *in, const sg_plan *pl) {
 
 /* Online (max, sum) pairs (measured on an H100 and an H200, experiments 5,
  * 7, 10 and 11): they save a pass, worth it where that pass is a cluster barrier,
- * and for staged rows (a pass over shared memory) of 16-bit inputs or of
- * blocks alone on a multiprocessor (f32 N = 262144: 0.88 -> 0.97 of copy);
- * staged f32 rows of smaller blocks measured faster apart (the pairs'
- * registers spill under the cap of 3 blocks a multiprocessor); without
- * clusters or staging, apart (more registers and an exp per shuffle step). */
+ * and for staged rows (a pass over shared memory). Staged f32 rows of blocks
+ * sharing a multiprocessor had measured faster apart (the pairs' registers
+ * spilled under the cap of 3 blocks a multiprocessor, experiment 7); since the
+ * gather stage (RESULTS.md "Ninth change") they do not spill (ptxas, every
+ * template at f32 N = 20000-262144) and measured faster as pairs on an H100
+ * ("Eleventh change": softmax f32 M = 128-256 x 49152-128256 0.81-0.92 ->
+ * 0.87-0.96 of copy, 4096 x 131072 0.97 -> 0.99). Without clusters or staging,
+ * apart (more registers and an exp per shuffle step). */
 int sgp_policy_online(const sgp_input *in, const sg_plan *pl) {
+  (void)in;
   if (pl->stage)
-    return in->widest_read < 4 || staged_alone(in, pl);
+    return 1;
   if (pl->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */
     return pl->row_tiles > 1;
   /* not in 1024-thread blocks (64 registers a thread): f32 N = 262144 with a
@@ -426,7 +441,11 @@ int sgp_policy_online(const sgp_input *in, const sg_plan *pl) {
  * 1.13 -> 1.09; the backward passes, no exp in a pass: 1.00 -> 0.97; 3 blocks
  * a multiprocessor: 0.95-1.00 -> 0.87-0.97). Never with a causal op: its rows
  * copy only the chunks they keep, which a row copied ahead cannot; and only
- * when the template ends in a write (the copies start as it frees slots). */
+ * when the template ends in a write (the copies start as it frees slots).
+ * Since staged rows over half a multiprocessor split over clusters of 16
+ * (sgp_policy_cluster; masked f16 1024 x 262144 0.94 -> 0.99 of copy so), no
+ * automatic plan has a staged block alone with online pairs: copies ahead are
+ * what PipelineConstraint(rows_in_flight=2) asks for. */
 #define STAGE_AHEAD_BYTES 6
 int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
   return in->ends_in_write && !in->causal && !pl->peel && pl->online &&
@@ -502,9 +521,10 @@ unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl) {
  * registers (staged, or over AUTO_ELEMS_PER_THREAD values a thread: the
  * longest rows, peeled ones), a second variant comes first, for M up to
  * FEW_ROWS_BIG_BLOCKS / 16: FEW_ROWS_BIG_CLUSTER blocks a row, each alone on
- * its multiprocessor (sgp_policy_alone_smem; synccheck flagged clusters of 16
- * with several blocks a multiprocessor and passed those of one:
- * test/gpu/RESULTS.md, "Issue 10"), in registers where a thread then holds at
+ * its multiprocessor (sgp_policy_alone_smem: with several blocks a
+ * multiprocessor the launch packs a few rows' clusters of 16 onto few
+ * multiprocessors; not alone and up to M = 128 it measured no faster on an
+ * H100, "Eleventh change"), in registers where a thread then holds at
  * most AUTO_ELEMS_PER_THREAD values in at most STAGE_MAX_THREADS threads, else
  * staged (the split of 16 staged: f32 N = 128256-256000 1.02-1.13 x faster
  * than the split of 8 at M = 1-4, "Seventh change"). A block's time grows with

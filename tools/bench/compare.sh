@@ -6,8 +6,9 @@
 # Each DIR is an output folder of gen.sh (its bench.manifest). Writes
 # OUTDIR/NAME.csv per set and prints, last, one line per dtype x M x N: each
 # set's ratio to the device copy measured in its own run, and the geometric
-# mean and minimum per set and dtype. Used to choose between plan variants
-# (tools/bench/RESULTS.md, "Experiments").
+# mean and minimum per set and dtype (other templates than softmax as
+# TEMPLATE:dtype; softgen-bench checks softmax and log_softmax outputs only).
+# Used to choose between plan variants (tools/bench/RESULTS.md, "Experiments").
 set -u
 if [ $# -lt 3 ]; then
   echo "usage: $0 OUTDIR RUNTIME_BUILD NAME=DIR ... [-- BENCH_FLAGS]" >&2
@@ -30,14 +31,17 @@ for s in "${sets[@]}"; do
     >"$out/$name.txt" 2>&1 || echo "compare.sh: softgen-bench exited $? on $name (see $out/$name.txt)"
 done
 python3 - "$out" "${names[@]}" <<'PY'
-import csv, math, sys
+import csv, math, re, sys
 out, names = sys.argv[1], sys.argv[2:]
 data = {}
 for n in names:
     try:
         for r in csv.DictReader(open(f"{out}/{n}.csv")):
-            ok = r["status"] == "ok" and r["check"] == "ok"
-            data.setdefault((r["dtype"], int(r["N"]), int(r["M"])), {})[n] = float(r["ratio"]) if ok else None
+            # "-": a template softgen-bench has no check for (tools/gpu checks those)
+            ok = r["status"] == "ok" and r["check"] in ("ok", "-")
+            tpl = re.sub(r"^softgen_(.*)_(f16|bf16|f32)_n\d+.*$", r"\1", r["kernel"])
+            dt = r["dtype"] if tpl == "softmax" else f"{tpl}:{r['dtype']}"
+            data.setdefault((dt, int(r["N"]), int(r["M"])), {})[n] = float(r["ratio"]) if ok else None
     except OSError:
         pass
 print("dtype M N " + " ".join(names))

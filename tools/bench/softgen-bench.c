@@ -211,7 +211,7 @@ static sg_status fill_input(sgrt_runtime *rt, const sgrt_tensor *t, const unsign
 /* Row sums of rows 0, M/2, M-1 of the first output after a launch on set 0. */
 static void check_output(bench *b, result *r, sg_diag *d) {
   const sg_meta *m = b->m;
-  int is_log = strcmp(m->template_name, "logsoftmax") == 0;
+  int is_log = strcmp(m->template_name, "log_softmax") == 0;
   int nin = 0, nout = 0;
   for (int i = 0; i < m->ntensors; i++)
     m->tensors[i].is_output ? nout++ : nin++;
