@@ -65,10 +65,11 @@ typedef struct sg_problem {
 
 /* The ranges of N that kernels for a run-time N cover (softgen's policy,
  * plan/policy.c): ranges[i] = {n_min, n} of one sg_problem each, increasing
- * and adjacent, from 1 to 2^31-1; at most cap of them (SG_N_RANGES_MAX
- * holds all). Returns their count. */
+ * and adjacent, from 1 to 2^31-1, or, with max_n from 1 to 2^31-1, the ranges
+ * up to max_n, the last ending there (max_n <= 0: no bound); at most cap of
+ * them (SG_N_RANGES_MAX holds all). Returns their count. */
 #define SG_N_RANGES_MAX 16
-SG_API int sg_plan_n_ranges(int64_t ranges[][2], int cap);
+SG_API int sg_plan_n_ranges(int64_t max_n, int64_t ranges[][2], int cap);
 
 /* Resolves constraints for template and problem into a plan, or rejects them
  * with SG_ERR_CONSTRAINT and a message naming the broken rule and limit. */

@@ -206,13 +206,7 @@ sg_status sgm_kernels(sgm_state *s, sg_diag *diag) {
     const sg_template *pt = parsed[strcmp(r->template_name, "log_softmax") == 0];
     /* a static N: one kernel; a run-time N: one a range of N (the policy's) */
     int64_t ranges[SG_N_RANGES_MAX][2] = {{r->n, r->n}};
-    int nranges = r->n < 0 ? sg_plan_n_ranges(ranges, SG_N_RANGES_MAX) : 1;
-    if (r->n < 0 && o->max_n > 0) { /* a bound on N: the ranges up to it, the last ending there */
-      while (nranges > 1 && ranges[nranges - 1][0] > o->max_n)
-        nranges--;
-      if (ranges[nranges - 1][1] > o->max_n)
-        ranges[nranges - 1][1] = o->max_n;
-    }
+    int nranges = r->n < 0 ? sg_plan_n_ranges(o->max_n, ranges, SG_N_RANGES_MAX) : 1;
     int ok = 1;
     for (int q = 0; q < nranges && ok && !st; q++) {
       sg_compilation *c = NULL;

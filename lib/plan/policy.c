@@ -667,12 +667,16 @@ uint64_t sgp_policy_head_order_bytes(const sg_plan *pl) {
  * would split the range's largest N, leaving the blocks past a shorter N idle
  * (N = 300007 of the range to 2^31-1 over 8 blocks: 0.04 of the copy). */
 int sgp_policy_range_cluster(const sg_plan *pl) { return pl->n <= N_RANGES_REGISTERS; }
-int sg_plan_n_ranges(int64_t ranges[][2], int cap) {
+int sg_plan_n_ranges(int64_t max_n, int64_t ranges[][2], int cap) {
+  int64_t top = max_n > 0 && max_n < 2147483647 ? max_n : 2147483647;
   int n = 0;
-  for (int64_t lo = 1, hi = N_RANGES_FIRST; n < cap; lo = hi + 1, hi *= 2) {
+  for (int64_t lo = 1, hi = N_RANGES_FIRST; n < cap && lo <= top; lo = hi + 1, hi *= 2) {
     int last = hi > N_RANGES_REGISTERS;
     ranges[n][0] = lo;
-    ranges[n++][1] = last ? (int64_t)2147483647 : hi;
+    ranges[n][1] = last ? (int64_t)2147483647 : hi;
+    if (ranges[n][1] > top) /* a bound: the last range ends there */
+      ranges[n][1] = top;
+    n++;
     if (last)
       break;
   }

@@ -5,9 +5,9 @@
 #   tools/bench/gen-range.sh BUILD_DIR OUTDIR [ARCH]
 # Produces OUTDIR/range.manifest for softgen-bench (file<TAB>M<TAB>N): per dtype
 # (f16, f32) and N of NS, the exact kernel and the kernel of the range that holds
-# N (the ranges of sg_plan_n_ranges, plan/policy.c: [1,16], (2^(k-1), 2^k] to
-# 262144, then (262144, 2^31-1]), at M = 2^25 / N rows (64 MiB of f16 input) and,
-# for N >= 32768, at M = 16 (few rows).
+# N (the ranges of sg_plan_n_ranges, plan/policy.c, as `softgen --print-n-ranges`
+# prints them), at M = 2^25 / N rows (64 MiB of f16 input) and, for N >= 32768, at
+# M = 16 (few rows).
 set -euo pipefail
 build=${1:?usage: gen-range.sh BUILD_DIR OUTDIR [ARCH]}
 out=${2:?usage: gen-range.sh BUILD_DIR OUTDIR [ARCH]}
@@ -16,13 +16,13 @@ sg="$(cd "$build" && pwd)/softgen"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ns=${NS:-"7 100 129 1000 1025 1500 2048 4097 6000 8192 12289 32768 50257 65536 100003 131072 262144 300007 1048576"}
-range_of() { # N -> MIN:MAX of its range (plan/policy.c sg_plan_n_ranges)
-  local n=$1 lo=1 hi=16
-  while [ "$n" -gt "$hi" ]; do
-    lo=$((hi + 1)) hi=$((hi * 2))
-    if [ "$hi" -gt 262144 ]; then hi=2147483647; fi
+ranges=$("$sg" --print-n-ranges)
+range_of() { # N -> MIN:MAX of the policy's range that holds it
+  local r
+  for r in $ranges; do
+    if [ "$1" -le "${r#*:}" ]; then echo "$r"; return; fi
   done
-  echo "$lo:$hi"
+  echo "gen-range.sh: no range holds N = $1" >&2; return 1
 }
 m=$out/range.manifest
 printf '# softgen-bench manifest: file<TAB>M<TAB>N; exact and range kernels\n' >"$m"

@@ -27,7 +27,7 @@
 
 enum { /* the options: ids for the table's rows */
   O_N = 1, O_DTYPE, O_OUT_DTYPE, O_TARGET, O_ARCH, O_LAYOUT, O_CONSTRAINTS, O_C, O_EMIT,
-  O_OUT_DIR, O_O, O_PRINT_CONFIG, O_PRINT_TEMPLATE, O_INSPECT, O_MLIR, O_MLIR_MEMORY, O_MLIR_MAX_N,
+  O_OUT_DIR, O_O, O_PRINT_CONFIG, O_PRINT_TEMPLATE, O_PRINT_N_RANGES, O_INSPECT, O_MLIR, O_MLIR_MEMORY, O_MLIR_MAX_N,
   O_CACHE_DIR, O_NO_CACHE,
   O_PTXAS, O_LLD, O_VERBOSE, O_HELP, O_VERSION, O_HELP_MAN
 };
@@ -82,6 +82,10 @@ static const opt cli[] = {
     {O_PRINT_CONFIG, "--print-config", NULL, 0, "print the resolved plan and exit"},
     {O_PRINT_TEMPLATE, "--print-template", NULL, 0,
      "print the template's typed op list and exit (no N needed)"},
+    {O_PRINT_N_RANGES, "--print-n-ranges", NULL, 0,
+     "print the ranges of N a run-time N is served by, one\n"
+     "MIN:MAX a line (the kernels of a dynamic reduced dim;\n"
+     "up to --mlir-max-n when given), and exit (no N needed)"},
     {O_INSPECT, "--inspect", "FILE", 0,
      "print the launch metadata of a code object and exit\n"
      "(a regular file of at most 256 MiB)"},
@@ -228,7 +232,7 @@ typedef struct options {
   int64_t ns_min[MAX_NS]; /* a range's smallest, else 0 */
   int nns;
   unsigned emit;
-  int emit_given, print_config, print_template, verbose, no_cache, mlir, mlir_device_memory;
+  int emit_given, print_config, print_template, print_n_ranges, verbose, no_cache, mlir, mlir_device_memory;
   int64_t mlir_max_n; /* --mlir-max-n (0: none) */
   const char *inspect, *cache_dir;
   sg_emit_options tools;
@@ -349,6 +353,7 @@ static int parse_args(int argc, char **argv, options *o) {
     case O_LLD: o->tools.lld = v; break;
     case O_PRINT_CONFIG: o->print_config = 1; break;
     case O_PRINT_TEMPLATE: o->print_template = 1; break;
+    case O_PRINT_N_RANGES: o->print_n_ranges = 1; break;
     case O_MLIR: o->mlir = 1; break;
     case O_MLIR_MEMORY:
       if (strcmp(v, "host") != 0 && strcmp(v, "device") != 0)
@@ -595,6 +600,15 @@ static int print_template(const options *o) {
   return 0;
 }
 
+/* --print-n-ranges: the policy's ranges of N (sg_plan_n_ranges), MIN:MAX a line. */
+static int print_n_ranges(const options *o) {
+  int64_t ranges[SG_N_RANGES_MAX][2];
+  int n = sg_plan_n_ranges(o->mlir_max_n, ranges, SG_N_RANGES_MAX);
+  for (int i = 0; i < n; i++)
+    printf("%lld:%lld\n", (long long)ranges[i][0], (long long)ranges[i][1]);
+  return 0; /* main() reports a write error on stdout */
+}
+
 static int run(int argc, char **argv) {
   options o;
   memset(&o, 0, sizeof o);
@@ -610,6 +624,8 @@ static int run(int argc, char **argv) {
     return mlir_mode(&o);
   if (o.print_template)
     return print_template(&o);
+  if (o.print_n_ranges)
+    return print_n_ranges(&o);
   if (!o.nns)
     return bad_usage("the row length is not set: pass -D N=<int>%s", "");
   if (o.out_file && (o.emit & (o.emit - 1)))
