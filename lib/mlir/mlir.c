@@ -88,6 +88,13 @@ static int ident_char(char c) {
  * `[ int (, int)* ]` or `[ ]`, its ints of at most 18 digits (len: the text
  * ends first); SIZE_MAX when it is
  * well formed or not such a list. */
+/* Whitespace as MLIR's lexer sees it: a NUL before the text's end separates
+ * tokens as a space does (found by fuzz_mlir: `permutation` and `= [1,` apart
+ * by NULs crashed the parser past this check). */
+static int lexer_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
+}
+
 static size_t bad_int_list(const char *p, size_t len, size_t i) {
   static const char *const words[] = {"dimensions", "permutation"};
   size_t j = i;
@@ -96,11 +103,10 @@ static size_t bad_int_list(const char *p, size_t len, size_t i) {
   int match = 0;
   for (size_t w = 0; w < 2 && !match; w++)
     match = j - i == strlen(words[w]) && memcmp(p + i, words[w], j - i) == 0;
-#define SKIP_WS() while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r')) j++
+#define SKIP_WS() while (j < len && lexer_space(p[j])) j++
   SKIP_WS();
   size_t before = i; /* the op's custom syntax: after its outs(...) */
-  while (before > 0 && (p[before - 1] == ' ' || p[before - 1] == '\t' || p[before - 1] == '\n' ||
-                        p[before - 1] == '\r'))
+  while (before > 0 && lexer_space(p[before - 1]))
     before--;
   if (!match || before == 0 || p[before - 1] != ')' || j >= len || p[j] != '=')
     return SIZE_MAX;
