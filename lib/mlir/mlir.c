@@ -80,6 +80,13 @@ static int ident_char(char c) {
          c == '.' || c == '$';
 }
 
+/* Whitespace as MLIR's lexer sees it: a NUL before the text's end separates
+ * tokens as a space does (found by fuzz_mlir: `permutation` and `= [1,` apart
+ * by NULs crashed the parser past this check). */
+static int lexer_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
+}
+
 /* MLIR 22's parsers of linalg.broadcast, reduce and transpose crash (a null
  * attribute stored) on anything but a well-formed list after `dimensions =`
  * or `permutation =` in their custom syntax (after `outs(...)`): mlir-opt
@@ -88,13 +95,6 @@ static int ident_char(char c) {
  * `[ int (, int)* ]` or `[ ]`, its ints of at most 18 digits (len: the text
  * ends first); SIZE_MAX when it is
  * well formed or not such a list. */
-/* Whitespace as MLIR's lexer sees it: a NUL before the text's end separates
- * tokens as a space does (found by fuzz_mlir: `permutation` and `= [1,` apart
- * by NULs crashed the parser past this check). */
-static int lexer_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
-}
-
 static size_t bad_int_list(const char *p, size_t len, size_t i) {
   static const char *const words[] = {"dimensions", "permutation"};
   size_t j = i;

@@ -237,9 +237,15 @@ unsigned sgp_policy_inner_block(const sg_plan *pl) {
 /* A staged share fits a workgroup, in a portable cluster or not: synccheck,
  * which had flagged clusters of 16 with several blocks a multiprocessor (issue
  * 10, no defect found in the code), passed all of test/gpu/cluster16.sh's plans
- * on an H100 in session 17 (test/gpu/RESULTS.md "Clusters of 16 shared"). */
+ * on an H100 in session 17 (test/gpu/RESULTS.md, "staged rows over clusters of
+ * 16 with several blocks a multiprocessor"). */
 static int stage_share_fits(const sgh_target *tg, const char *arch, uint64_t share) {
   return share + STAGE_RESERVE <= tg->stage_smem(arch);
+}
+
+/* A block staging `bytes` is alone on its multiprocessor (over half its shared memory). */
+static int stage_alone_bytes(const sgh_target *tg, const char *arch, uint64_t bytes) {
+  return 2 * bytes > tg->stage_smem(arch);
 }
 
 /* A row of `vectors` vector accesses splits over `cluster` workgroups of
@@ -342,16 +348,15 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
                  AUTO_ELEMS_PER_THREAD;
   if (pl->stage) {
     unsigned most = sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
-    uint64_t alone = tg->stage_smem(pl->arch) / 2;
+    int one_read = in->online_chains && in->read_bytes == in->widest_read;
     for (uint64_t share; cluster < most && (vectors / cluster) % 2 == 0; cluster *= 2) {
       share = vectors / cluster * pl->vec * rows * in->read_bytes;
-      int one_read = in->online_chains && in->read_bytes == in->widest_read;
-      uint64_t most_bytes = cluster < tg->max_cluster || one_read ? STAGE_BLOCK_BYTES : alone;
-      if (share <= most_bytes && stage_share_fits(tg, pl->arch, share))
+      int over = cluster < tg->max_cluster || one_read ? share > STAGE_BLOCK_BYTES
+                                                       : stage_alone_bytes(tg, pl->arch, share);
+      if (!over && stage_share_fits(tg, pl->arch, share))
         break;
     }
-  }
-  else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
+  } else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
     while (cluster < tg->max_cluster && vectors / cluster * pl->vec > fit &&
            (vectors / cluster) % 2 == 0)
       cluster *= 2;
@@ -405,7 +410,7 @@ uint64_t sgp_staged_bytes(const sgp_input *in, const sg_plan *pl) {
 
 /* A staged block alone on its multiprocessor (its rows over half the shared memory). */
 static int staged_alone(const sgp_input *in, const sg_plan *pl) {
-  return 2 * sgp_staged_bytes(in, pl) > pl->target->stage_smem(pl->arch);
+  return stage_alone_bytes(pl->target, pl->arch, sgp_staged_bytes(in, pl));
 }
 
 /* Online (max, sum) pairs (measured on an H100 and an H200, experiments 5,
@@ -418,8 +423,7 @@ static int staged_alone(const sgp_input *in, const sg_plan *pl) {
  * ("Eleventh change": softmax f32 M = 128-256 x 49152-128256 0.81-0.92 ->
  * 0.87-0.96 of copy, 4096 x 131072 0.97 -> 0.99). Without clusters or staging,
  * apart (more registers and an exp per shuffle step). */
-int sgp_policy_online(const sgp_input *in, const sg_plan *pl) {
-  (void)in;
+int sgp_policy_online(const sg_plan *pl) {
   if (pl->stage)
     return 1;
   if (pl->layout == SG_LAYOUT_INNER) /* tiled rows: a pass over memory fewer */

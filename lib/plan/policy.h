@@ -79,7 +79,7 @@ unsigned sgp_policy_block_threads(unsigned threads_per_row, unsigned wave);
 int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl);
 
 /* (max, sum) chains as online pairs? The shape and staging are resolved. */
-int sgp_policy_online(const sgp_input *in, const sg_plan *pl);
+int sgp_policy_online(const sg_plan *pl);
 
 /* Staged rows copied ahead (rows in flight 2)? pl->online is resolved. */
 int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl);

@@ -211,7 +211,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   /* reductions through shared memory: an online (max, sum) chain is one; each
    * buffer holds 2 floats a partial and there is one set per iteration parity */
   unsigned passes = pl->nreductions;
-  pl->online = c->online ? c->online == 2 : sgp_policy_online(&in, pl);
+  pl->online = c->online ? c->online == 2 : sgp_policy_online(pl);
   pl->chosen.online = !c->online;
   if (!in.online_chains) /* no (max, exp, sum) chain to fuse */
     pl->online = 0;
@@ -304,8 +304,6 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   }
   if (!c.staging) /* the policy's choice; a given one is honoured */
     c.staging = f->staged ? 2 : 1;
-  if (f->alone && !c.online) /* sgp_policy_online's rule for staged blocks alone */
-    c.online = 2;
   sg_plan *v;
   sgp_input vin;
   sg_diag ignored;

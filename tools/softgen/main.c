@@ -369,7 +369,6 @@ static int parse_args(int argc, char **argv, options *o) {
       o->mlir_max_n = n;
       break;
     }
-      break;
     case O_NO_CACHE: o->no_cache = 1; break;
     case O_VERBOSE: o->verbose = 1; break;
     }
