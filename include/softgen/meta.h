@@ -17,6 +17,7 @@
  *   smem 64
  *   cluster 1
  *   vector_bytes 16
+ *   variant grid kernel softgen_softmax_f16_n8192_grid block 256 rows_per_block 1 smem 64 split 4 dsmem 0 max_rows 8 workspace 256
  *   tensor x in f16
  *   tensor y out f16
  *   arg tensor x
@@ -26,7 +27,8 @@
  *   arg stride y
  *   end
  *
- * The kernel's parameters are the "arg" lines in order: "tensor T" is the base
+ * (the "variant" line is optional: "More entry points" below). The kernel's
+ * parameters are the "arg" lines in order: "tensor T" is the base
  * pointer of tensor T, "rows" is M (i64), "stride T" is T's row stride in
  * elements (i64), "rows T" the row count R of an input whose rows repeat (row
  * m of the kernel reads row m mod R of T; i64), "scalar S" the value of scalar
@@ -39,7 +41,8 @@
  * launched with (rows staged in shared memory); over 48 KB the runtime raises
  * the kernel's limit first.
  *
- * More entry points (optional, up to SG_META_MAX_VARIANTS): each line
+ * More entry points (optional, up to SG_META_MAX_VARIANTS lines of both
+ * kinds together): each line
  *
  *   variant few kernel NAME block B rows_per_block R smem S cluster C dsmem D max_rows K
  *
@@ -48,12 +51,42 @@
  * planned for few rows: each row split over more blocks (a larger cluster).
  * It is launched like the first with its own block, rows_per_block, smem,
  * cluster and dsmem (never persistent), for M from 1 to at most K, the rows up
- * to which a split that large pays. The lines come in increasing K (the
- * largest split first); the launcher (sgrt_launch_geometry,
+ * to which a split that large pays. A line
+ *
+ *   variant grid kernel NAME block B rows_per_block 1 smem S split G dsmem D max_rows K workspace W
+ *
+ * (a grid-split variant) says the same of NAME, whose rows are each split
+ * over G ordinary blocks of the grid (G a power of two from 2 to 1024; no
+ * cluster, rows_per_block 1): ceil(M / rows_per_block) x G blocks. The blocks
+ * of a row exchange partial results through a global-memory workspace and
+ * wait for each other at a barrier in it, so:
+ *   - NAME takes the kernel's parameters (the "arg" lines) and one more, last:
+ *     a pointer to this launch's workspace slice, W bytes (1 to 2^31), aligned
+ *     to 128 bytes, zero when first used; between launches it holds NAME's
+ *     own state (the last launch's tagged partials), which the launcher
+ *     keeps as it is: no clearing, no sharing between streams. NAME computes
+ *     one row block with each G blocks: it is launched with exactly
+ *     ceil(M / rows_per_block) x G;
+ *   - every block of the launch must be resident at once: the launch is
+ *     cooperative (cuLaunchKernelEx with the cooperative attribute,
+ *     hipModuleLaunchCooperativeKernel), of at most the blocks the device
+ *     keeps resident (unknown: the variant is not launched);
+ *   - two launches that may run at the same time must not share a slice: the
+ *     launcher gives each stream its own. The object holds the slices: a
+ *     global SG_META_WORKSPACE_SYMBOL of S x W bytes (S slots; the launcher
+ *     derives S from the global's size), 128-byte aligned, zero-initialised
+ *     by the loader. Slot i starts at i x W', W' the largest W of the
+ *     object's grid variants rounded up to 128 bytes (W itself when every W
+ *     is that multiple of 128); an object whose global is missing, or
+ *     smaller than NAME's W rounded up to 128 bytes, cannot launch NAME (the
+ *     launcher drops the line).
+ * The grid lines come first, then the few lines, each kind in increasing K
+ * (the largest split first); the launcher (sgrt_launch_geometry,
  * softgen/runtime.h) takes the first line whose K is at least M and whose
- * blocks all stay resident at once on the device. The first kernel computes
- * every M: a launcher that ignores the lines is still correct. Objects
- * without them load as before.
+ * blocks all stay resident at once on the device (a grid line also needs a
+ * workspace slice: a launcher that has none takes the next). The first kernel computes every M: a launcher that ignores
+ * the lines (or any of them) is still correct. Objects without them load as
+ * before.
  *
  * A range of N (optional): "n_min K" (1 <= K < n) says the kernel computes rows
  * of any length N from K to n, and takes N as one more argument, "arg cols"
@@ -114,6 +147,10 @@ extern "C" {
 #endif
 
 #define SG_META_SYMBOL "softgen_meta"
+/* The global of a code object with grid-split variants ("variant grid"
+ * lines): S slots of workspace, each W bytes (the lines' "workspace"), zero
+ * as loaded; the launcher gives each stream one slot (see above). */
+#define SG_META_WORKSPACE_SYMBOL "softgen_workspace"
 #define SG_META_MAGIC "softgen-meta 1\n"
 #define SG_META_MAX_TENSORS 8
 #define SG_META_MAX_ARGS 40
@@ -153,11 +190,18 @@ typedef struct sg_meta_scalar {
   int is_i64; /* 0: f32 */
 } sg_meta_scalar;
 
-/* A few-rows entry point of a code object (a "variant few" line). */
+/* A few-rows entry point of a code object: a "variant few" line (split 0) or
+ * a "variant grid" line (split >= 2). New fields go at the end, so that
+ * positional initialisers of the first ones stay a few variant. */
 typedef struct sg_meta_variant {
   char kernel[128];
-  unsigned block, rows_per_block, smem, cluster, dsmem; /* as sg_meta's */
+  /* as sg_meta's; a grid variant's rows_per_block and cluster are 1 */
+  unsigned block, rows_per_block, smem, cluster, dsmem;
   int64_t max_rows; /* launched for M from 1 to this, at most */
+  unsigned split;   /* grid variant: blocks of the grid that share each row block, a power
+                       of two from 2 to 1024; 0: a few variant (a cluster shares it) */
+  uint64_t workspace; /* grid variant: bytes of workspace each stream needs (its slice of
+                         SG_META_WORKSPACE_SYMBOL), 1 to 2^31; 0 for a few variant */
 } sg_meta_variant;
 
 typedef struct sg_meta {
@@ -183,8 +227,8 @@ typedef struct sg_meta {
   int nscalars;
   sg_meta_scalar scalars[SG_META_MAX_SCALARS];
   sg_layout layout; /* SG_LAYOUT_ROWS unless "layout inner" */
-  int nvariants;        /* "variant few" lines, in variants[] in their order (increasing
-                           max_rows) */
+  int nvariants;    /* "variant few" and "variant grid" lines, in variants[] in their
+                       order (grid lines first, each kind in increasing max_rows) */
   sg_meta_variant variants[SG_META_MAX_VARIANTS]; /* the few-rows entry points */
   int64_t n_min; /* the smallest row length it takes: n unless "n_min" says less (a
                     range of N: the kernel takes N as "arg cols") */

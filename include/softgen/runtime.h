@@ -10,14 +10,30 @@
  * runtime checks them (dtype, N, rows, strides, alignment, null pointers)
  * before packing the kernel's arguments and launching on the given stream.
  *
- * A code object with few-rows variants (meta "variant few" lines) has more
- * entry points: all are loaded, and each launch takes the one
- * sgrt_launch_geometry picks for its M (a variant for few rows, while all its
- * blocks stay resident). SOFTGEN_FEW_ROWS=0 in the environment at load drops
- * the variants (the kernel then runs every M; for A/B timing), as
+ * A code object with few-rows variants (meta "variant few" and "variant
+ * grid" lines) has more entry points: all are loaded, and each launch takes
+ * the one sgrt_launch_geometry picks for its M (a variant for few rows, while
+ * all its blocks stay resident). SOFTGEN_FEW_ROWS=0 in the environment at
+ * load drops the variants (the kernel then runs every M; for A/B timing), as
  * sgrt_kernel_load_host does (one entry point given); a device that cannot
- * launch a variant's clusters drops that variant. The kernel's metadata
- * (sgrt_kernel_meta) lists the variants kept. */
+ * launch a variant's clusters drops that variant, and a grid-split variant
+ * is dropped where the back end cannot launch cooperatively (the host; a
+ * driver without cuLaunchKernelEx or hipModuleLaunchCooperativeKernel, a
+ * device without cooperative launch) or the object's workspace global
+ * (SG_META_WORKSPACE_SYMBOL) is missing or too small. The kernel's metadata
+ * (sgrt_kernel_meta) lists the variants kept.
+ *
+ * Grid-split variants and streams: each launch of one takes the workspace
+ * slot of its stream, claimed by the first such launch on that stream (any
+ * handle value, NULL included, is one stream) and kept while the kernel is
+ * loaded; launches on one stream run one after the other, so they share it
+ * safely. When every slot is claimed by other streams, or the stream is the
+ * per-thread default stream (handle 2: several threads' streams under one
+ * value), the launch takes the next entry sgrt_launch_geometry gives without
+ * that variant (another variant or the kernel). Any thread may launch.
+ * Known limit: a CUDA graph captured on stream s keeps s's slot; replayed on
+ * another stream while launches of the same kernel run directly on s, the
+ * two would share the slot. */
 #ifndef SOFTGEN_RUNTIME_H
 #define SOFTGEN_RUNTIME_H
 
@@ -197,19 +213,29 @@ typedef struct sgrt_geometry {
   unsigned cluster; /* blocks per cluster (meta->cluster; 1 without clusters) */
   unsigned dsmem;   /* dynamic shared memory bytes per block (meta->dsmem) */
   int few;          /* 0: launch meta->kernel; i + 1: the few-rows variant meta->variants[i] */
+  uint64_t workspace; /* bytes of workspace per stream the entry takes (a grid-split
+                         variant's "workspace"; 0 for the kernel and cluster variants) */
 } sgrt_geometry;
 
 /* The launch of code object m over `rows` rows (M >= 0): the rule
  * sgrt_kernel_launch follows and the MLIR front end (softgen/mlir.h) writes
  * into its launches.
- * The entry point: the first few-rows variant i (meta->variants, in
- * increasing max_rows; softgen/meta.h) with 1 <= M <= its max_rows whose
- * ceil(M / rows_per_block) x cluster blocks are at most few_resident[i], the
- * variant's blocks the device keeps resident at once (few_resident NULL, or
- * an entry 0: unknown, max_rows alone decides); else the kernel. Its numbers
- * (block, cluster, dsmem, rows_per_block) are those of the entry chosen
- * (out->few says which).
- * grid = ceil(M / rows_per_block) x cluster blocks (one cluster per row block);
+ * The entry point: the first few-rows variant i (meta->variants, grid lines
+ * first, each kind in increasing max_rows; softgen/meta.h) with 1 <= M <= its max_rows whose
+ * blocks are at most few_resident[i], the variant's blocks the device keeps
+ * resident at once; else the kernel. A cluster variant ("variant few") has
+ * ceil(M / rows_per_block) x cluster blocks, and an unknown count
+ * (few_resident NULL, or an entry 0) takes it: max_rows alone decides. A
+ * grid-split variant ("variant grid") has ceil(M / rows_per_block) x split
+ * blocks, at most SGRT_MAX_GRID, and needs a known count (few_resident[i] >
+ * 0): its blocks wait for each other, so it is never taken on a guess (the
+ * MLIR path, which passes NULL, never takes one). Its numbers (block,
+ * cluster, dsmem, rows_per_block, workspace) are those of the entry chosen
+ * (out->few says which); a grid-split variant's cluster is 1 and its
+ * workspace its bytes per stream (the launch passes the stream's slice as
+ * its last parameter, cooperatively: sgrt_kernel_launch).
+ * grid = ceil(M / rows_per_block) x cluster blocks (one cluster per row block;
+ * for a grid-split variant x split, one group of split blocks per row block);
  * for a persistent kernel (meta->persistent; never the variant) at most
  * `resident` blocks, the number of its blocks the device keeps resident at
  * once, rounded down to whole clusters (0, or less than one cluster: no cap;
@@ -224,8 +250,11 @@ SG_API sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t r
 
 /* The launch sgrt_kernel_launch makes of kernel k over `rows` rows on its
  * device: sgrt_launch_geometry with the device's counts of resident blocks
- * (out->few: which few-rows variant is the entry launched, if one). For tools that say
- * what they launch. SG_ERR_INVALID_ARGUMENT for a null k or out, or M < 0. */
+ * (out->few: which few-rows variant is the entry launched, if one). A
+ * grid-split variant is given as chosen: a launch on a stream that finds no
+ * free workspace slot takes the next entry instead (see the top of this
+ * file). For tools that say what they launch. SG_ERR_INVALID_ARGUMENT for a
+ * null k or out, or M < 0. */
 SG_API sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry *out,
                                       sg_diag *diag);
 

@@ -178,8 +178,9 @@ static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(cx->ctx, "amdgpu-ieee", 11, "false", 5));
   LLVMValueRef v5 = LLVMConstInt(cx->i32, 500, 0);
-  LLVMAddModuleFlag(cx->mod, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26,
-                    LLVMValueAsMetadata(v5));
+  if (!LLVMGetModuleFlag(cx->mod, "amdhsa_code_object_version", 26)) /* once: variants share it */
+    LLVMAddModuleFlag(cx->mod, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26,
+                      LLVMValueAsMetadata(v5));
 }
 
 /* The ld.lld assemble() runs (also the compile cache's tool identity). */
@@ -223,6 +224,7 @@ static const sgc_hooks hooks = {
     .barrier = barrier,
     .exp2 = exp2_fast,
     .log2 = log2_fast,
+    .device_scope = "agent",
 };
 
 const sge_backend sge_amdgpu = {

@@ -67,7 +67,7 @@ static void kernel_attributes(sgc_ctx *cx, LLVMValueRef fn) {
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(cx->ctx, "nvvm.minctasm", 13, n, (unsigned)strlen(n)));
   }
-  if (cx->plan->cluster > 1) { /* .reqnctapercluster C, 1, 1 */
+  if (sgp_hw_cluster(cx->plan) > 1) { /* .reqnctapercluster C, 1, 1 */
     snprintf(n, sizeof n, "%u,1,1", cx->plan->cluster);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(cx->ctx, "nvvm.cluster_dim", 16, n, (unsigned)strlen(n)));
@@ -149,6 +149,7 @@ static const sgc_hooks hooks = {
     .barrier = barrier,
     .exp2 = exp2_fast,
     .log2 = log2_fast,
+    .device_scope = "device",
     .cluster_rank = cluster_rank,
     .cluster_id = cluster_id,
     .cluster_count = cluster_count,

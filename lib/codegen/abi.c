@@ -5,7 +5,8 @@
  *   tensors (pointers), M, each tensor's row stride; the inner layout then
  *   inner and each tensor's stride along N; the row count of each input whose
  *   rows repeat; the scalars; N for a range of N; on the host target, block
- *   id and block count.
+ *   id and block count; a grid split's workspace (no "arg" line: its
+ *   "variant grid" line says it).
  *
  * Needs: the template and the plan (sgc_ctx). Produces: sgc_declare_kernel,
  * sgc_add_meta, used by codegen/kernel.c. */
@@ -72,7 +73,9 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
     f->block = v->block_threads;
     f->rows_per_block = v->rows_per_block;
     f->smem = v->smem_bytes;
-    f->cluster = v->cluster;
+    f->cluster = sgp_hw_cluster(v);
+    f->split = v->grid_split ? v->cluster : 0; /* a "variant grid" line */
+    f->workspace = v->grid_split ? v->workspace_bytes : 0;
     f->dsmem = v->alone_smem > v->stage_bytes ? v->alone_smem : v->stage_bytes;
     f->max_rows = v->max_rows;
   }
@@ -103,7 +106,7 @@ sg_status sgc_add_meta(sgc_ctx *cx, sg_diag *diag) {
 void sgc_declare_kernel(sgc_ctx *cx) {
   const sg_template *t = cx->t;
   int inner = cx->plan->layout == SG_LAYOUT_INNER;
-  LLVMTypeRef params[SG_META_MAX_ARGS + 2];
+  LLVMTypeRef params[SG_META_MAX_ARGS + 3];
   unsigned np = 0;
   for (int i = 0; i < t->ntensors; i++)
     params[np++] = cx->gptr;
@@ -120,6 +123,8 @@ void sgc_declare_kernel(sgc_ctx *cx) {
     params[np++] = cx->i64;
   for (unsigned i = 0; i < cx->hooks->id_params && i < 2; i++) /* host: block id, block count */
     params[np++] = cx->i32;
+  if (cx->plan->grid_split) /* a grid split's workspace: past the metadata's "arg" lines */
+    params[np++] = cx->gptr;
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cx->ctx), params, np, 0);
   cx->fn = LLVMAddFunction(cx->mod, cx->plan->kernel_name, fty);
   LLVMSetFunctionCallConv(cx->fn, cx->hooks->kernel_cc);
@@ -163,6 +168,10 @@ void sgc_declare_kernel(sgc_ctx *cx) {
     LLVMSetValueName2(cx->cols, "N", 1);
   } else {
     cx->cols = LLVMConstInt(cx->i64, (unsigned long long)cx->plan->n, 0);
+  }
+  if (cx->plan->grid_split) {
+    cx->workspace = LLVMGetParam(cx->fn, np - 1);
+    LLVMSetValueName2(cx->workspace, "workspace", 9);
   }
   cx->hooks->kernel_attributes(cx, cx->fn);
 }

@@ -79,7 +79,10 @@ void sgc_addr_init(sgc_ctx *cx, sgc_addr *a) {
   a->rows = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
   if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */
     LLVMBuilderRef b = cx->b;
-    cx->cluster_rank = cx->hooks->cluster_rank(cx);
+    cx->cluster_rank = pl->grid_split /* a grid split's: consecutive blocks share a row */
+                           ? LLVMBuildURem(b, cx->hooks->block_id(cx),
+                                           LLVMConstInt(cx->i32, pl->cluster, 0), "grid.rank")
+                           : cx->hooks->cluster_rank(cx);
     LLVMValueRef tile = LLVMConstInt(cx->i64, (unsigned long long)pl->tile_n, 0);
     LLVMValueRef off = LLVMBuildMul(b, LLVMBuildZExt(b, cx->cluster_rank, cx->i64, ""), tile,
                                     "tile.start");

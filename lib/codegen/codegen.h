@@ -36,6 +36,9 @@ typedef struct sgc_ctx {
   LLVMValueRef repeat_rows[SGT_MAX_TENSORS]; /* i64 R of inputs whose rows repeat, else NULL */
   LLVMValueRef scalar_args[SGT_MAX_SCALARS]; /* the kernel's scalar parameters */
   LLVMValueRef cols; /* i64 N: the "cols" parameter for a range of N, else the constant */
+  LLVMValueRef workspace; /* a grid split's workspace (its last parameter), else NULL */
+  LLVMValueRef row_block; /* i64: the row block of this trip of the row loop */
+  LLVMValueRef grid_tag;  /* a grid split: this launch's tag (i32; sgc_grid_tag) */
 } sgc_ctx;
 
 typedef enum sgc_reduce_kind {
@@ -98,6 +101,11 @@ void sgc_online_tile(sgc_ctx *cx, LLVMValueRef *m, LLVMValueRef *s, const LLVMVa
  * row receives them. */
 void sgc_reduce_pairs(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef s, LLVMValueRef *max,
                       LLVMValueRef *sum);
+
+/* A grid split: this launch's tag, one more than the block's own first
+ * word in the workspace holds (codegen/reduce.c, the grid stage); loaded as
+ * the row block starts, so that the load overlaps the row's. */
+LLVMValueRef sgc_grid_tag(sgc_ctx *cx);
 
 /* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors. */
 LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x);

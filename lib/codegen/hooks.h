@@ -49,6 +49,11 @@ typedef struct sgc_hooks {
   void (*cluster_wait)(struct sgc_ctx *cx);
   void (*cluster_store)(struct sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v);
 
+  /* The LLVM sync scope of the whole device ("device", "agent"): a grid
+   * split's barrier in global memory orders its atomics at it (NULL where the
+   * target has no grid split). */
+  const char *device_scope;
+
   /* Staging rows in shared memory (NULL where the target cannot): stage_copy
    * starts an asynchronous copy of `bytes` (4, 8 or 16) from global `src` to
    * shared `dst`; stage_commit closes this thread's copies since the last one

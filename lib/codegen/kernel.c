@@ -64,17 +64,27 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   LLVMValueRef nblocks = LLVMBuildUDiv(
       b, LLVMBuildAdd(b, w->a.rows, LLVMConstInt(cx->i64, pl->rows_per_block - 1, 0), ""), R,
       "row.blocks");
-  /* the grid strides over row blocks; a cluster's blocks share each row block */
-  LLVMValueRef first = LLVMBuildZExt(
-      b, pl->cluster > 1 ? cx->hooks->cluster_id(cx) : cx->hooks->block_id(cx), cx->i64, "");
-  LLVMValueRef step = LLVMBuildZExt(
-      b, pl->cluster > 1 ? cx->hooks->cluster_count(cx) : cx->hooks->grid_blocks(cx), cx->i64, "");
-  if (pl->cluster > 1) /* waited on before the first remote store (codegen/reduce.c) */
+  /* the grid strides over row blocks; a cluster's blocks share each row block,
+   * and so do a grid split's `cluster` consecutive blocks */
+  unsigned hw = sgp_hw_cluster(pl);
+  LLVMValueRef first, step;
+  if (hw > 1) {
+    first = LLVMBuildZExt(b, cx->hooks->cluster_id(cx), cx->i64, "");
+    step = LLVMBuildZExt(b, cx->hooks->cluster_count(cx), cx->i64, "");
+  } else if (pl->grid_split) {
+    LLVMValueRef split = LLVMConstInt(cx->i32, pl->cluster, 0);
+    first = LLVMBuildZExt(b, LLVMBuildUDiv(b, cx->hooks->block_id(cx), split, ""), cx->i64, "");
+    step = LLVMBuildZExt(b, LLVMBuildUDiv(b, cx->hooks->grid_blocks(cx), split, ""), cx->i64, "");
+  } else {
+    first = LLVMBuildZExt(b, cx->hooks->block_id(cx), cx->i64, "");
+    step = LLVMBuildZExt(b, cx->hooks->grid_blocks(cx), cx->i64, "");
+  }
+  if (hw > 1) /* waited on before the first remote store (codegen/reduce.c) */
     cx->hooks->cluster_arrive(cx, 1);
   LLVMValueRef m1 = LLVMBuildSub(b, w->a.rows, LLVMConstInt(cx->i64, 1, 0), "");
   LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "prefetch.first");
   LLVMBasicBlockRef idle = exit;
-  if (pl->cluster > 1) { /* no row block for this cluster: still wait on the arrive */
+  if (hw > 1) { /* no row block for this cluster: still wait on the arrive */
     idle = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "cluster.idle");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
     LLVMPositionBuilderAtEnd(b, idle);
@@ -102,6 +112,7 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
 
   LLVMPositionBuilderAtEnd(b, body);
   LLVMValueRef rb = LLVMBuildPhi(b, cx->i64, "row.block");
+  cx->row_block = rb;
   cx->iteration = LLVMBuildPhi(b, cx->i32, "iteration");
   cx->cluster_started = 0;
   if (rows->phis)
@@ -109,8 +120,13 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   cx->parity = LLVMBuildAnd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "parity");
   row_in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
   sgc_addr_set_row(cx, &w->a, sgc_block_row(cx, &w->a, rb, row_in), m1);
+  if (pl->grid_split)
+    cx->grid_tag = sgc_grid_tag(cx);
   LLVMValueRef next = LLVMBuildAdd(b, rb, step, "next.block");
-  LLVMValueRef more = LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, "more");
+  /* a grid split computes one row block a `cluster` blocks: it is launched
+   * with exactly that many (softgen/meta.h, "variant grid") */
+  LLVMValueRef more = pl->grid_split ? LLVMConstInt(cx->i1, 0, 0)
+                                     : LLVMBuildICmp(b, LLVMIntSLT, next, nblocks, "more");
   LLVMValueRef next_row = NULL;
   if (pl->prefetch) { /* the next row block (this one again on the last trip) */
     LLVMValueRef nb = LLVMBuildSelect(b, more, next, rb, "");
@@ -207,6 +223,20 @@ static sg_status build_one(sg_module *m, const sg_template *t, const sgc_hooks *
   return build_kernel(cx, diag);
 }
 
+/* The module's workspace for its grid splits: SGC_WORKSPACE_SLOTS slices of
+ * `slice` bytes (the largest a grid split asks; each a multiple of 128), zero
+ * as loaded, that the runtime hands to the streams it launches them on, one
+ * slice a stream (softgen/meta.h, SG_META_WORKSPACE_SYMBOL). */
+#define SGC_WORKSPACE_SLOTS 16
+static void add_workspace(sg_module *m, const sgc_hooks *hooks, unsigned slice) {
+  LLVMTypeRef at = LLVMArrayType2(LLVMInt8TypeInContext(m->ctx),
+                                  (uint64_t)SGC_WORKSPACE_SLOTS * slice);
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(m->mod, at, SG_META_WORKSPACE_SYMBOL,
+                                               hooks->global_as);
+  LLVMSetInitializer(g, LLVMConstNull(at));
+  LLVMSetAlignment(g, 128);
+}
+
 /* The plan's kernel and its few-rows variants (more functions of the same
  * module, same parameters), then the one launch metadata global that
  * describes them all. */
@@ -217,6 +247,12 @@ sg_status sgc_build(sg_module *m, const sg_template *t, const sgc_hooks *hooks, 
     st = build_one(m, t, hooks, m->plan.few[i], &few, diag);
     LLVMDisposeBuilder(few.b);
   }
+  unsigned slice = 0; /* the grid splits share the slices: the largest's bytes */
+  for (unsigned i = 0; i < m->plan.nfew; i++)
+    if (m->plan.few[i]->grid_split && m->plan.few[i]->workspace_bytes > slice)
+      slice = m->plan.few[i]->workspace_bytes;
+  if (!st && slice)
+    add_workspace(m, hooks, slice);
   if (!st)
     st = sgc_add_meta(&cx, diag);
   LLVMDisposeBuilder(cx.b);

@@ -185,7 +185,7 @@ static partial butterfly(sgc_ctx *cx, sgc_reduce_kind kind, partial acc, unsigne
 static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
-  unsigned W = pl->waves_per_row, C = pl->cluster, n = W * C, w = width_of(kind);
+  unsigned W = pl->waves_per_row, C = sgp_hw_cluster(pl), n = W * C, w = width_of(kind);
   unsigned slot = cx->next_slot, wave = pl->wave;
   unsigned area = C > 1 ? pl->smem_bytes / 4 - 2 * pl->cluster_parity_floats : 0;
   unsigned per_parity = C > 1 ? pl->cluster_parity_floats : pl->smem_parity_floats;
@@ -233,12 +233,129 @@ static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   return butterfly(cx, kind, tree(cx, kind, parts, per), n < wave ? n : wave);
 }
 
-/* Wave, block and cluster levels of a partial every thread of the row holds. */
+/* An 8-byte word of the workspace, loaded or stored whole (single-copy
+ * atomic, relaxed, at the device's scope): a float and its tag never tear. */
+static LLVMValueRef ws_load(sgc_ctx *cx, LLVMValueRef p) {
+  LLVMValueRef v = LLVMBuildLoad2(cx->b, cx->i64, p, "");
+  LLVMSetOrdering(v, LLVMAtomicOrderingMonotonic);
+  LLVMSetAtomicSyncScopeID(v, LLVMGetSyncScopeID(cx->ctx, cx->hooks->device_scope,
+                                                 strlen(cx->hooks->device_scope)));
+  LLVMSetAlignment(v, 8);
+  return v;
+}
+static void ws_store(sgc_ctx *cx, LLVMValueRef v, LLVMValueRef p) {
+  LLVMValueRef st = LLVMBuildStore(cx->b, v, p);
+  LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
+  LLVMSetAtomicSyncScopeID(st, LLVMGetSyncScopeID(cx->ctx, cx->hooks->device_scope,
+                                                  strlen(cx->hooks->device_scope)));
+  LLVMSetAlignment(st, 8);
+}
+
+/* Word k of workgroup `rank`'s partial (i64) of pass `pass` in the row block's area. */
+static LLVMValueRef ws_word(sgc_ctx *cx, unsigned pass, LLVMValueRef rank, unsigned k) {
+  LLVMBuilderRef b = cx->b;
+  const sg_plan *pl = cx->plan;
+  LLVMValueRef slot = LLVMBuildURem(b, cx->row_block, LLVMConstInt(cx->i64, pl->max_rows, 0), "");
+  LLVMValueRef off = LLVMBuildAdd(
+      b, LLVMBuildMul(b, slot, LLVMConstInt(cx->i64, sgp_grid_row_bytes(pl), 0), ""),
+      LLVMConstInt(cx->i64, (uint64_t)pass * pl->cluster * 16 + 8 * k, 0), "");
+  off = LLVMBuildAdd(b, off, LLVMBuildMul(b, rank, LLVMConstInt(cx->i64, 16, 0), ""), "grid.word");
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(cx->ctx), cx->workspace, &off, 1, "");
+}
+
+LLVMValueRef sgc_grid_tag(sgc_ctx *cx) {
+  LLVMValueRef rank = LLVMBuildZExt(cx->b, cx->cluster_rank, cx->i64, "");
+  LLVMValueRef last = ws_load(cx, ws_word(cx, 0, rank, 0)); /* written by this block alone */
+  LLVMValueRef tag = LLVMBuildTrunc(cx->b, LLVMBuildLShr(cx->b, last, LLVMConstInt(cx->i64, 32, 0), ""),
+                                    cx->i32, "");
+  return LLVMBuildAdd(cx->b, tag, LLVMConstInt(cx->i32, 1, 0), "grid.tag");
+}
+
+/* A grid split (plan->grid_split): the row's `cluster` blocks are blocks of
+ * the grid, so their partials meet in global memory, in the workspace
+ * (plan/plan.h, sgp_grid_row_bytes) the runtime gives each stream. A launch
+ * has a number, its tag: the tag the block's own words hold, plus one (every
+ * launch on the stream writes every word of its row blocks once, so at rest
+ * they all hold the last launch's; cx->grid_tag, loaded as the row block
+ * starts, sgc_grid_tag: thread 0's counts). Thread 0 of each block stores the block's
+ * partial, each float in one 8-byte word beside the tag; the first wave then
+ * loads every block's words (lane l those of blocks l, l + wave, ...) until
+ * all carry this launch's tag, reduces them with the butterfly, and lane 0
+ * hands the row's partial to the block through shared memory and a barrier.
+ * Words are loaded and stored whole, so a float is read with its own tag: no
+ * counter, no fence, no reset; the workspace needs only to be zero when
+ * loaded and its own to one stream at a time. The runtime launches every
+ * block at once (cooperatively): no block waits for one that cannot start. */
+static partial grid_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  unsigned G = pl->cluster, w = width_of(kind), wave = pl->wave, pass = cx->next_slot;
+  unsigned per = G > wave ? G / wave : 1;
+  assert(per <= SGC_MAX_GATHER * 4 && (G & (G - 1)) == 0 && pass < pl->passes);
+  LLVMValueRef hi = LLVMConstInt(cx->i64, 32, 0);
+  LLVMValueRef tid0 = LLVMBuildICmp(b, LLVMIntEQ, cx->tid, LLVMConstInt(cx->i32, 0, 0), "");
+  LLVMValueRef tag64 = LLVMBuildShl(b, LLVMBuildZExt(b, cx->grid_tag, cx->i64, ""), hi, "");
+  LLVMBasicBlockRef join = sgc_open_if(cx, tid0, "grid.store");
+  LLVMValueRef rank = LLVMBuildZExt(b, cx->cluster_rank, cx->i64, "");
+  for (unsigned k = 0; k < w; k++) {
+    LLVMValueRef bits = LLVMBuildZExt(b, LLVMBuildBitCast(b, acc.v[k], cx->i32, ""), cx->i64, "");
+    ws_store(cx, LLVMBuildOr(b, bits, tag64, ""), ws_word(cx, pass, rank, k));
+  }
+  sgc_close_if(cx, join);
+  /* the first wave: thread 0's tag to every lane (an or over the wave: the
+   * others contribute 0), then the loads until every word carries it */
+  LLVMValueRef lane = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, wave - 1, 0), "");
+  LLVMValueRef first = LLVMBuildICmp(b, LLVMIntULT, cx->tid, LLVMConstInt(cx->i32, wave, 0), "");
+  join = sgc_open_if(cx, first, "grid.gather");
+  LLVMValueRef t = LLVMBuildSelect(b, tid0, cx->grid_tag, LLVMConstInt(cx->i32, 0, 0), "");
+  for (unsigned m = wave / 2; m >= 1; m /= 2) {
+    LLVMValueRef f = LLVMBuildBitCast(b, t, cx->f32, "");
+    t = LLVMBuildOr(b, t, LLVMBuildBitCast(b, cx->hooks->shuffle_xor(cx, f, m, wave), cx->i32, ""), "");
+  }
+  LLVMBasicBlockRef poll = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "grid.poll");
+  LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "grid.got");
+  LLVMBuildBr(b, poll);
+  LLVMPositionBuilderAtEnd(b, poll);
+  LLVMValueRef words[SGC_MAX_GATHER * 4][2], ready = LLVMConstInt(cx->i1, 1, 0);
+  for (unsigned j = 0; j < per; j++) {
+    LLVMValueRef i = G > wave ? LLVMBuildAdd(b, lane, LLVMConstInt(cx->i32, j * wave, 0), "")
+                              : LLVMBuildAnd(b, lane, LLVMConstInt(cx->i32, G - 1, 0), "");
+    LLVMValueRef r = LLVMBuildZExt(b, i, cx->i64, "");
+    for (unsigned k = 0; k < w; k++) {
+      words[j][k] = ws_load(cx, ws_word(cx, pass, r, k));
+      LLVMValueRef wt = LLVMBuildTrunc(b, LLVMBuildLShr(b, words[j][k], hi, ""), cx->i32, "");
+      ready = LLVMBuildAnd(b, ready, LLVMBuildICmp(b, LLVMIntEQ, wt, t, ""), "");
+    }
+  }
+  LLVMBuildCondBr(b, ready, got, poll);
+  LLVMPositionBuilderAtEnd(b, got);
+  partial parts[SGC_MAX_GATHER * 4];
+  for (unsigned j = 0; j < per; j++)
+    for (unsigned k = 0; k < w; k++)
+      parts[j].v[k] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, words[j][k], cx->i32, ""), cx->f32, "");
+  partial row = butterfly(cx, kind, tree(cx, kind, parts, per), G < wave ? G : wave);
+  unsigned area = pl->smem_bytes / 4 - 2 * pl->passes + 2 * pass; /* the grid stage's result */
+  LLVMBasicBlockRef gathered = sgc_open_if(
+      cx, LLVMBuildICmp(b, LLVMIntEQ, lane, LLVMConstInt(cx->i32, 0, 0), ""), "grid.result");
+  for (unsigned k = 0; k < w; k++)
+    LLVMBuildStore(b, row.v[k], smem_at(cx, LLVMConstInt(cx->i32, area + k, 0)));
+  sgc_close_if(cx, gathered);
+  sgc_close_if(cx, join);
+  cx->hooks->barrier(cx);
+  partial out = {{NULL, NULL}};
+  for (unsigned k = 0; k < w; k++)
+    out.v[k] = LLVMBuildLoad2(b, cx->f32, smem_at(cx, LLVMConstInt(cx->i32, area + k, 0)), "");
+  return out;
+}
+
+/* Wave, block, cluster and grid levels of a partial every thread of the row holds. */
 static partial across_threads(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   const sg_plan *pl = cx->plan;
   acc = butterfly(cx, kind, acc, pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
-  if (pl->waves_per_row > 1 || pl->cluster > 1)
+  if (pl->waves_per_row > 1 || sgp_hw_cluster(pl) > 1)
     acc = gather_stage(cx, kind, acc);
+  if (pl->grid_split)
+    acc = grid_stage(cx, kind, acc);
   cx->next_slot++;
   return acc;
 }

@@ -107,9 +107,14 @@ sg_status sg_meta_format(const sg_meta *m, char *buf, size_t cap, size_t *len, s
     put(&o, "layout %s\n", sg_layout_name(m->layout));
   for (int i = 0; i < m->nvariants; i++) {
     const sg_meta_variant *v = &m->variants[i];
-    put(&o, "variant few kernel %s block %u rows_per_block %u smem %u cluster %u dsmem %u "
-        "max_rows %lld\n", v->kernel, v->block, v->rows_per_block, v->smem, v->cluster,
-        v->dsmem, (long long)v->max_rows);
+    if (v->split) /* a grid-split variant */
+      put(&o, "variant grid kernel %s block %u rows_per_block %u smem %u split %u dsmem %u "
+          "max_rows %lld workspace %llu\n", v->kernel, v->block, v->rows_per_block, v->smem,
+          v->split, v->dsmem, (long long)v->max_rows, (unsigned long long)v->workspace);
+    else
+      put(&o, "variant few kernel %s block %u rows_per_block %u smem %u cluster %u dsmem %u "
+          "max_rows %lld\n", v->kernel, v->block, v->rows_per_block, v->smem, v->cluster,
+          v->dsmem, (long long)v->max_rows);
   }
   for (int i = 0; i < m->ntensors; i++)
     put(&o, "tensor %s %s %s\n", m->tensors[i].name, m->tensors[i].is_output ? "out" : "in",
@@ -163,9 +168,10 @@ static int parse_u64(const char *s, unsigned long long max, unsigned long long *
   return 0;
 }
 
-#define LINE_WORDS 5     /* the most words a line has, but "variant" */
-#define VARIANT_WORDS 16 /* variant few kernel NAME and six "key value" pairs */
-#define MAX_WORDS VARIANT_WORDS
+#define LINE_WORDS 5  /* the most words a line has, but "variant" */
+#define FEW_WORDS 16  /* variant few kernel NAME and six "key value" pairs */
+#define GRID_WORDS 18 /* variant grid kernel NAME and seven "key value" pairs */
+#define MAX_WORDS GRID_WORDS
 /* Splits a line (NUL-terminated, no newline) into at most MAX_WORDS words. */
 static int split(char *line, char *words[MAX_WORDS]) {
   int n = 0;
@@ -184,42 +190,70 @@ static int split(char *line, char *words[MAX_WORDS]) {
 }
 
 /* "variant few kernel NAME block B rows_per_block R smem S cluster C dsmem D
- * max_rows K": every word in this order, each number in its range. */
+ * max_rows K" or "variant grid kernel NAME block B rows_per_block 1 smem S
+ * split G dsmem D max_rows K workspace W": every word in this order, each
+ * number in its range (meta.h). */
 static sg_status parse_variant(sg_meta *m, char **w, int nw, int lineno, sg_diag *diag) {
-  static const char *const keys[] = {"block", "rows_per_block", "smem", "cluster", "dsmem",
-                                     "max_rows"};
+  static const char *const few_keys[] = {"block", "rows_per_block", "smem", "cluster", "dsmem",
+                                         "max_rows"};
+  static const char *const grid_keys[] = {"block", "rows_per_block", "smem", "split", "dsmem",
+                                          "max_rows", "workspace"};
   static const unsigned long long max[] = {1024, 1024, 1u << 24, 1024, 1u << 24,
-                                           (1ull << 31) - 1};
-  unsigned long long v[6];
+                                           (1ull << 31) - 1, 1ull << 31};
+  unsigned long long v[7] = {0};
 #define BAD(...) sg_diag_set(diag, SG_ERR_PARSE, "metadata line " __VA_ARGS__)
-  if (nw != VARIANT_WORDS || strcmp(w[2], "kernel") != 0)
+  int grid = nw >= 2 && strcmp(w[1], "grid") == 0;
+  if (nw >= 2 && !grid && strcmp(w[1], "few") != 0)
+    return BAD("%d: unknown variant '%.64s' (the kinds of variant are 'few' and 'grid')", lineno,
+               w[1]);
+  if (nw > (grid ? GRID_WORDS : FEW_WORDS)) /* as any line with words past its last */
+    return sg_diag_set(diag, SG_ERR_PARSE, "metadata line %d has too many words", lineno);
+  if (!grid && (nw != FEW_WORDS || strcmp(w[2], "kernel") != 0))
     return BAD("%d: a variant must read 'variant few kernel NAME block B rows_per_block R smem "
                "S cluster C dsmem D max_rows K'", lineno);
-  if (strcmp(w[1], "few") != 0)
-    return BAD("%d: unknown variant '%.64s' (the one kind of variant is 'few')", lineno, w[1]);
+  if (grid && (nw != GRID_WORDS || strcmp(w[2], "kernel") != 0))
+    return BAD("%d: a variant must read 'variant grid kernel NAME block B rows_per_block 1 smem "
+               "S split G dsmem D max_rows K workspace W'", lineno);
+  const char *kind = grid ? "grid" : "few";
+  const char *const *keys = grid ? grid_keys : few_keys;
+  int nkeys = grid ? 7 : 6;
   if (m->nvariants == SG_META_MAX_VARIANTS)
     return BAD("%d: more than %d variants", lineno, SG_META_MAX_VARIANTS);
   sg_meta_variant *f = &m->variants[m->nvariants];
+  memset(f, 0, sizeof *f);
   if (word_copy(f->kernel, sizeof f->kernel, w[3], strlen(w[3])))
-    return BAD("%d: variant few: kernel name too long", lineno);
-  for (int i = 0; i < 6; i++) {
+    return BAD("%d: variant %s: kernel name too long", lineno, kind);
+  for (int i = 0; i < nkeys; i++) {
     int bytes = i == 2 || i == 4; /* smem, dsmem: 0 allowed */
     if (strcmp(w[4 + 2 * i], keys[i]) != 0)
-      return BAD("%d: variant few: '%s' expected where '%.64s' is", lineno, keys[i],
+      return BAD("%d: variant %s: '%s' expected where '%.64s' is", lineno, kind, keys[i],
                  w[4 + 2 * i]);
     if (parse_u64(w[5 + 2 * i], max[i], &v[i]) || (v[i] == 0 && !bytes))
-      return BAD("%d: variant few: %s must be %s to %llu", lineno, keys[i], bytes ? "0" : "1",
-                 max[i]);
+      return BAD("%d: variant %s: %s must be %s to %llu", lineno, kind, keys[i],
+                 bytes ? "0" : "1", max[i]);
   }
-  if (m->nvariants && (int64_t)v[5] <= m->variants[m->nvariants - 1].max_rows)
-    return BAD("%d: variant few: max_rows %llu after %lld (variants come in increasing "
-               "max_rows)", lineno, v[5], (long long)m->variants[m->nvariants - 1].max_rows);
+  /* a grid variant's row block is one row, split over v[3] blocks that wait for each
+   * other: a power of two of at least 2 (1 would be the kernel itself) */
+  if (grid && v[1] != 1)
+    return BAD("%d: variant grid: rows_per_block must be 1, got %llu", lineno, v[1]);
+  if (grid && (v[3] < 2 || (v[3] & (v[3] - 1))))
+    return BAD("%d: variant grid: split must be a power of two from 2 to %llu, got %llu", lineno,
+               max[3], v[3]);
+  /* grid lines first, then few lines, each kind in increasing max_rows */
+  const sg_meta_variant *prev = m->nvariants ? &m->variants[m->nvariants - 1] : NULL;
+  if (grid && prev && !prev->split)
+    return BAD("%d: variant grid after a variant few line (grid lines come first)", lineno);
+  if (prev && (prev->split != 0) == grid && (int64_t)v[5] <= prev->max_rows)
+    return BAD("%d: variant %s: max_rows %llu after %lld (the lines of a kind come in "
+               "increasing max_rows)", lineno, kind, v[5], (long long)prev->max_rows);
   f->block = (unsigned)v[0];
   f->rows_per_block = (unsigned)v[1];
   f->smem = (unsigned)v[2];
-  f->cluster = (unsigned)v[3];
+  f->cluster = grid ? 1 : (unsigned)v[3];
+  f->split = grid ? (unsigned)v[3] : 0;
   f->dsmem = (unsigned)v[4];
   f->max_rows = (int64_t)v[5];
+  f->workspace = grid ? v[6] : 0;
   m->nvariants++;
   return SG_OK;
 #undef BAD
@@ -398,7 +432,7 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
   int lineno = 1, ended = 0;
   size_t pos = magic;
   while (pos < len && !ended) {
-    char line[256];
+    char line[320]; /* a variant line with a 127-byte name and every number at its most: 256 */
     size_t n = 0;
     lineno++;
     while (pos < len && text[pos] != '\n' && text[pos] != '\0') {
@@ -451,12 +485,13 @@ sg_status sg_meta_parse(const char *text, size_t len, sg_meta *out, sg_diag *dia
                          "expected)", m.scalars[i].name, passed);
   }
   for (int i = 0; i < m.nvariants; i++) {
+    const char *kind = m.variants[i].split ? "grid" : "few";
     if (strcmp(m.variants[i].kernel, m.kernel) == 0)
-      return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant few names the kernel '%s' itself",
-                         m.kernel);
+      return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant %s names the kernel '%s' itself",
+                         kind, m.kernel);
     for (int j = 0; j < i; j++)
       if (strcmp(m.variants[i].kernel, m.variants[j].kernel) == 0)
-        return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant few '%s' declared twice",
+        return sg_diag_set(diag, SG_ERR_PARSE, "metadata variant %s '%s' declared twice", kind,
                            m.variants[i].kernel);
   }
   sg_status st = check_layout(&m, diag);

@@ -19,7 +19,8 @@ typedef struct sgp_loc {
 
 #define SGP_FULL (-1) /* a tile written as the dim's own name: the whole extent */
 #define SGP_MAX_DIMS 4
-#define SGP_MAX_FEW 2 /* few-rows variants a plan carries (softgen/meta.h allows more) */
+#define SGP_MAX_FEW 4 /* few-rows variants a plan carries (SG_META_MAX_VARIANTS) */
+#define SGP_MAX_GRID_SPLIT 1024 /* blocks a grid split shares a row over (softgen/meta.h) */
 
 typedef struct sgp_tile {
   char dim[SGT_NAME_MAX];
@@ -44,8 +45,10 @@ struct sg_constraints {
   int staging;             /* PipelineConstraint: 0 not given, 1 registers, 2 shared memory */
   sgp_loc pipeline_loc;
   /* Not a constraint of the text: the few-rows variant's workgroups per row
-   * (plan/resolve.c), a split that need not be even (0: none). */
+   * (plan/resolve.c), a split that need not be even (0: none), over a
+   * cluster, or with split_grid over separate blocks of the grid. */
   unsigned split;
+  int split_grid;
 };
 
 /* The resolved plan: every number the kernel is built from. Fields marked
@@ -122,7 +125,27 @@ struct sg_plan {
   unsigned alone_smem;      /* > 0: each block is launched with this much dynamic shared
                                memory (more than stage_bytes, over half a multiprocessor's)
                                so that it is alone on its multiprocessor */
+  int grid_split;           /* in a variant: the `cluster` workgroups of a row are separate
+                               blocks of the grid, not a hardware cluster; they combine their
+                               partials through a workspace in global memory and wait for
+                               each other there (codegen/reduce.c, the grid stage), so the
+                               launch is cooperative and takes the workspace as one more
+                               argument (softgen/meta.h "variant grid") */
+  unsigned workspace_bytes; /* grid_split: the workspace a launch needs (sgp_workspace_bytes) */
 };
+
+/* The workgroups of a hardware cluster (1: none; a grid split's are not one). */
+static inline unsigned sgp_hw_cluster(const sg_plan *pl) {
+  return pl->grid_split ? 1 : pl->cluster;
+}
+
+/* A grid split's workspace, per row block (max_rows of them): for each pass,
+ * each workgroup's partial as two 8-byte words, (max, sum) or the one value,
+ * each a float (low half) tagged with the launch's number (high half); a row
+ * block's area rounded to 128 bytes (codegen/reduce.c, the grid stage). */
+static inline unsigned sgp_grid_row_bytes(const sg_plan *pl) {
+  return (pl->passes * pl->cluster * 16 + 127) / 128 * 128;
+}
 
 /* The kernel takes N at run time (a range of N, sg_problem.n_min). */
 static inline int sgp_dynamic_n(const sg_plan *pl) { return pl->n_min < pl->n; }

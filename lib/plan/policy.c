@@ -582,6 +582,83 @@ static int few_rows_wide(const sgp_input *in, const sg_plan *pl, uint64_t vector
   return 1;
 }
 
+/* ---- few rows over the grid: a row split over blocks that are not a cluster ---- */
+
+/* Grid-split variants (plan->grid_split): each row over `split` blocks of the
+ * grid, no hardware cluster; the blocks of a row meet in global memory
+ * (codegen/reduce.c, the grid stage), so every block of the launch must be
+ * resident: the runtime launches them cooperatively, only where the device
+ * keeps them all (sgrt_launch_geometry). Why: a cluster holds at most 16
+ * blocks and the launch packs a few rows' clusters onto a few GPCs, and
+ * targets without clusters (sm_80, AMD) had no few-rows path at all: a row
+ * was one block.
+ *
+ * A ladder of variants, fewest rows first: GRID_LEVELS[i] serves M up to
+ * max_rows with a split of at most `most` blocks, the largest power of two
+ * that leaves each block GRID_SHARE_BYTES or more to read (a level whose split
+ * is the previous one's widens that one instead), in registers, at most
+ * FEW_ROWS_THREADS threads (fewer where the share has fewer vectors, more
+ * where a thread would hold over AUTO_ELEMS_PER_THREAD values). On targets
+ * with clusters only the first two levels, and only for rows of
+ * GRID_CLUSTER_ROW_BYTES or more (the cluster variants keep the rest); on the
+ * others every level for rows of FEW_ROWS_BYTES or more.
+ *
+ * Measured on an H100 (softgen-bench, kernel times in us, tools/bench/RESULTS.md
+ * "Twelfth change: the grid split"; forced splits, then this ladder against the
+ * cluster variants): at M = 1 splits of 32 blocks were the fastest or within
+ * 3 % (f16 N = 256000: 64 blocks 5.41, 32 5.59, 16 5.89, clusters 6.50; f32
+ * N = 151936: 128 blocks 6.09, 64 5.74, 32 5.43, clusters 6.05), and 128
+ * blocks lost at M = 1-4; shares of 8 KB or more beat 4 KB ones at M >= 2.
+ * The ladder: M = 1-4 of f16 N = 151936-256000 5.50-7.34 -> 5.19-6.91, f32 N =
+ * 128256-256000 5.69-8.90 -> 5.47-8.35; M = 8-16 of f16 N = 151936-256000
+ * 7.47-12.22 -> 7.10-11.14, f32 N = 128256-256000 8.15-18.38 -> 8.10-16.29
+ * (the split of 16 in a cluster waits for whole GPCs). Rows under 288 KB
+ * (f16 N <= 128256, f32 N <= 65536) gained nothing over the clusters at any
+ * M there. The sm_80 code of the same rows (PTX on the H100), a row one block
+ * before: M = 1-32 of f16 N = 32768-256000 6.3-61 -> 3.9-22.6, f32 6.9-83 ->
+ * 4.5-35; M = 64 of the longest rows unchanged (their blocks of 1024 threads
+ * are not all resident: the kernel runs). */
+#define GRID_SHARE_BYTES (8 * 1024)
+#define GRID_CLUSTER_ROW_BYTES (288 * 1024)
+static const struct {
+  unsigned max_rows, most;
+} GRID_LEVELS[] = {{4, 32}, {16, 16}, {64, 4}};
+#define GRID_CLUSTER_LEVELS 2
+
+static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                              sgp_few *out) {
+  const sgh_target *tg = pl->target;
+  uint64_t bytes = (uint64_t)in->p->n * in->read_bytes;
+  int clusters = sgh_has_clusters(tg, pl->arch);
+  if (!tg->grid_split || bytes < (clusters ? GRID_CLUSTER_ROW_BYTES : FEW_ROWS_BYTES) ||
+      in->c->waves_per_block[0] ||
+      sgp_find_tile(in->c->workgroup, in->c->nworkgroup, in->t->dims[in->col_dim]))
+    return 0;
+  unsigned n = 0, levels = clusters ? GRID_CLUSTER_LEVELS
+                                    : (unsigned)(sizeof GRID_LEVELS / sizeof GRID_LEVELS[0]);
+  for (unsigned i = 0; i < levels && n < SGP_MAX_FEW; i++) {
+    unsigned split = 1;
+    while (split * 2 <= GRID_LEVELS[i].most && bytes / (split * 2) >= GRID_SHARE_BYTES &&
+           sgp_split_ok(vectors, split * 2))
+      split *= 2;
+    if (split < 2)
+      break;
+    if (n && out[n - 1].cluster == split) { /* the same split: it serves more rows */
+      out[n - 1].max_rows = GRID_LEVELS[i].max_rows;
+      continue;
+    }
+    uint64_t share = sgp_split_share(vectors, split);
+    unsigned t = sgp_min_u(FEW_ROWS_THREADS, tg->max_block_threads);
+    while (t > pl->wave && t / 2 >= share)
+      t /= 2; /* no thread without a vector */
+    while ((share + t - 1) / t * pl->vec > AUTO_ELEMS_PER_THREAD && t * 2 <= tg->max_block_threads)
+      t *= 2;
+    out[n++] = (sgp_few){.cluster = split, .grid = 1, .threads = t,
+                         .max_rows = GRID_LEVELS[i].max_rows};
+  }
+  return n;
+}
+
 unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
   const sgh_target *tg = pl->target;
   uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
@@ -589,10 +666,14 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
     out[0] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = FLAT_FEW_BLOCKS * pl->rows_per_block};
     return 1;
   }
-  if (pl->layout != SG_LAYOUT_ROWS || !sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster ||
-      !pl->chosen.rows || pl->row_tiles > 1 ||
-      (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
+  if (pl->layout != SG_LAYOUT_ROWS || !pl->chosen.rows)
     return 0;
+  unsigned n = few_rows_grid(in, pl, vectors, out); /* grid lines first (softgen/meta.h) */
+  if (!sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster || pl->row_tiles > 1 ||
+      (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
+    return n;
+  /* then the cluster variants (increasing max_rows): launches that cannot take
+   * the grid split (no workspace: the MLIR path; blocks not all resident) take them */
   /* peeled rows' variants stay in registers: staged over the split of 8 they
    * measured 0.67-0.70 of copy at f16 8-16 x 100277 and 0.37 at 1-4 x 100277,
    * against 0.49 for clusters of 16 alone in registers (H200, "Eighth change") */
@@ -611,8 +692,7 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
   base.threads = threads;
   base.max_rows = FEW_ROWS_BLOCKS / base.cluster;
   if (base.cluster < pl->cluster) /* clusters of 16 (staged, sgp_policy_stage) */
-    return 0;
-  unsigned n = 0;
+    return n;
   /* where the split of 8 cannot hold its share in 256 threads' registers,
    * the split of 16 for the fewest rows first */
   if (values > AUTO_ELEMS_PER_THREAD && few_rows_wide(in, pl, vectors, can_stage, &out[n]))

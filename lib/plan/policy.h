@@ -109,6 +109,8 @@ typedef struct sgp_few {
   int staged;        /* its rows staged in shared memory */
   int alone;         /* each block alone on its multiprocessor (sgp_policy_alone_smem) */
   int plain;         /* a flat plan's variant: the plan that is not flat (the rest unused) */
+  int grid;          /* the row's workgroups are blocks of the grid, not a cluster
+                        (plan->grid_split) */
 } sgp_few;
 
 /* The few-rows variants pl (resolved) should get (plan/plan.h: few), in

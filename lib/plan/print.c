@@ -25,8 +25,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
     fprintf(f, "  layout            inner: tensors [outer, N, inner], row m = o x inner + i at "
             "o x stride + n x nstride + i (inner, strides: run-time); a thread a row, adjacent "
             "threads adjacent i\n");
-  fprintf(f, "  cluster           %u workgroups per row, %lld columns each", pl->cluster,
-          (long long)pl->tile_n);
+  if (pl->grid_split)
+    fprintf(f, "  cluster           none: a grid split, %u blocks of the grid per row, %lld "
+            "columns each", pl->cluster, (long long)pl->tile_n);
+  else
+    fprintf(f, "  cluster           %u workgroups per row, %lld columns each", pl->cluster,
+            (long long)pl->tile_n);
   if (!pl->peel && pl->cluster > 1 && pl->tile_n * pl->cluster != pl->n)
     fprintf(f, ", the last %lld", (long long)(pl->n - (pl->cluster - 1) * pl->tile_n));
   fprintf(f, "%s\n", a[pl->chosen.cluster]);
@@ -77,14 +81,18 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
           passes == 1 ? "" : "es", a[pl->chosen.online && pl->online], pl->elems_per_thread);
   fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
           pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
-  if (pl->cluster > 1)
+  unsigned hw = sgp_hw_cluster(pl);
+  if (hw > 1)
     fprintf(f, " -> cluster (%u x %u wave partials in distributed shared memory, 1 cluster "
             "barrier a pass, read by each wave's lanes in parallel)", pl->cluster,
             pl->waves_per_row);
   else if (pl->waves_per_row > 1)
     fprintf(f, " -> block (%u wave partials in shared memory, 1 barrier a pass, read by each "
             "wave's lanes in parallel)", pl->waves_per_row);
-  if (pl->cluster > 1)
+  if (pl->grid_split)
+    fprintf(f, " -> grid (%u block partials in the workspace, 1 barrier in global memory a "
+            "pass, read by each wave's lanes in parallel)", pl->cluster);
+  if (hw > 1)
     fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u x %u "
             "cluster partials x 2 floats)\n", pl->smem_bytes, passes, passes == 1 ? "" : "s",
             pl->rows_per_block, pl->cluster, pl->waves_per_row);
@@ -92,7 +100,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
     fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u partials "
             "x 2 floats)\n", pl->smem_bytes, pl->smem_slots, pl->smem_slots == 1 ? "" : "s",
             pl->rows_per_block, pl->waves_per_row);
-  if (pl->cluster > 1)
+  if (pl->grid_split)
+    fprintf(f, "  grid              x = %u x ceil(M / %u) blocks, all resident (a cooperative "
+            "launch), one row block each\n", pl->cluster, pl->rows_per_block);
+  else if (pl->cluster > 1)
     fprintf(f, "  grid              x = %u x ceil(M / %u) blocks in clusters of %u, grid-stride "
             "loop over clusters\n", pl->cluster, pl->rows_per_block, pl->cluster);
   else
@@ -101,6 +112,11 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   if (pl->max_rows)
     fprintf(f, "  launched          for M = 1 to %u, when its ceil(M / %u) x %u blocks stay "
             "resident at once (sgrt_launch_geometry)\n", pl->max_rows, pl->rows_per_block,
+            pl->cluster);
+  if (pl->grid_split)
+    fprintf(f, "  workspace         %u bytes a launch (a stream's slice, the last argument): "
+            "%u row blocks x %u pass%s x %u partials, each float beside the launch's tag\n",
+            pl->workspace_bytes, pl->max_rows, pl->passes, pl->passes == 1 ? "" : "es",
             pl->cluster);
   if (pl->alone_smem)
     fprintf(f, "  alone             each block launched with %u bytes of dynamic shared memory "
@@ -111,8 +127,9 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
       fprintf(f, "  few_rows          %s: not flat, for M up to %u%s\n", v->kernel_name,
               v->max_rows, a[1]);
     else
-      fprintf(f, "  few_rows          %s: %u workgroups per row for M up to %u%s\n",
-              v->kernel_name, v->cluster, v->max_rows, a[1]);
+      fprintf(f, "  few_rows          %s: %u %s per row for M up to %u%s\n",
+              v->kernel_name, v->cluster, v->grid_split ? "blocks of the grid" : "workgroups",
+              v->max_rows, a[1]);
   }
   for (unsigned i = 0; i < pl->nfew; i++)
     sg_plan_print(pl->few[i], f);

@@ -222,12 +222,15 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   pl->passes = passes;
   /* one partial a wave of the row: in the block's buffers, or with a cluster
    * in every block's, one per wave of the cluster (codegen/reduce.c) */
-  pl->smem_slots = pl->waves_per_row > 1 && pl->cluster == 1 ? passes : 0;
+  unsigned hw = sgp_hw_cluster(pl); /* a grid split's blocks combine in global memory */
+  pl->smem_slots = pl->waves_per_row > 1 && hw == 1 ? passes : 0;
   pl->smem_parity_floats = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 2;
   pl->cluster_parity_floats =
-      pl->cluster > 1 ? passes * pl->rows_per_block * pl->cluster * pl->waves_per_row * 2 : 0;
+      hw > 1 ? passes * pl->rows_per_block * hw * pl->waves_per_row * 2 : 0;
   pl->cluster_bytes = 2 * pl->cluster_parity_floats * 4;
   pl->smem_bytes = 2 * pl->smem_parity_floats * 4 + pl->cluster_bytes;
+  if (pl->grid_split) /* the grid stage's result, a pair a pass, last */
+    pl->smem_bytes += passes * 8;
   if (pl->smem_bytes > tg->max_static_smem) {
     unsigned need = pl->smem_bytes;
     free(pl);
@@ -285,7 +288,9 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
  * it), so that the one resolver plans them all. A variant that does not
  * resolve, or would need other vectors than pl's (the launch checks alignment
  * against pl's), is left out: pl alone computes every M. The variant for the
- * most rows is named <kernel>_few, the others <kernel>_few<max_rows>. */
+ * most rows is named <kernel>_few, the others <kernel>_few<max_rows>, a grid
+ * split (c.split_grid: the row's workgroups separate blocks of the grid)
+ * <kernel>_grid<max_rows>. */
 /* The alignment a plan's rows need: its vector's, or an element's (peeled). */
 static unsigned row_alignment(const sg_plan *pl) {
   return pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes;
@@ -298,6 +303,7 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
     c.staging = 1; /* rows in registers: not flat */
   } else {
     c.split = f->cluster;
+    c.split_grid = f->grid;
     add_tile(&c, in->t->dims[in->row_dim], 1);
     if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
       c.waves_per_block[0] = f->threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
@@ -309,7 +315,7 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   sg_diag ignored;
   if (resolve_plan(in->t, &c, in->p, &v, &vin, &ignored))
     return NULL;
-  if (row_alignment(v) > row_alignment(pl) || v->cluster != f->cluster ||
+  if (row_alignment(v) > row_alignment(pl) || v->cluster != f->cluster || v->grid_split != f->grid ||
       (v->rows_per_block != 1 && !f->plain) || v->prefetch) {
     free(v);
     return NULL;
@@ -320,6 +326,8 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   v->chosen.stage |= !in->c->staging;
   v->chosen.online |= !in->c->online;
   v->max_rows = f->max_rows;
+  if (v->grid_split) /* a row block's tagged partials for each of its max_rows */
+    v->workspace_bytes = v->max_rows * sgp_grid_row_bytes(v);
   if (f->alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)
     v->blocks_per_sm = 0; /* one block a multiprocessor: no register cap to ask for */
   return v;
@@ -337,7 +345,10 @@ static void resolve_few(const sgp_input *in, sg_plan *pl) {
   }
   for (unsigned i = 0; i < pl->nfew; i++) {
     sg_plan *v = pl->few[i];
-    int len = i + 1 == pl->nfew
+    int len = v->grid_split
+                  ? snprintf(v->kernel_name, sizeof v->kernel_name, "%s_grid%u", pl->kernel_name,
+                             v->max_rows)
+              : i + 1 == pl->nfew
                   ? snprintf(v->kernel_name, sizeof v->kernel_name, "%s_few", pl->kernel_name)
                   : snprintf(v->kernel_name, sizeof v->kernel_name, "%s_few%u", pl->kernel_name,
                              v->max_rows);

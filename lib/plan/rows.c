@@ -152,12 +152,14 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
       return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u elements does "
                        "not divide the tile", N, (long long)tile, pl->vec);
     pl->cluster = (unsigned)count;
-  } else if (in->c->split && !wg_n && can) {
-    if (!sgp_split_ok(vectors, in->c->split) ||
-        in->c->split > sgp_max_u(tg->max_cluster, tg->max_cluster_staged))
+  } else if (in->c->split && !wg_n && (can || in->c->split_grid)) {
+    unsigned most = in->c->split_grid ? SGP_MAX_GRID_SPLIT
+                                      : sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
+    if (!sgp_split_ok(vectors, in->c->split) || in->c->split > most)
       return REJECT("a row of %llu vectors does not split over %u workgroups",
                     (unsigned long long)vectors, in->c->split);
     pl->cluster = in->c->split;
+    pl->grid_split = in->c->split_grid; /* separate blocks of the grid, not a cluster */
   } else if (!wg_n && can) {
     /* the threads a row may have, as far as the given constraints say */
     const sg_constraints *c = in->c;

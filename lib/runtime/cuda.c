@@ -5,12 +5,14 @@
  * are declared here with the driver API's ABI. Produces: rt_cuda_ops.
  *
  * Every driver entry point used is listed once in CU_SYMBOLS (required) or
- * CU_OPTIONAL (may be absent: cuLaunchKernelEx, CUDA 12+, only needed for
- * cluster launches); the lists expand into struct cu_api, held by the back
- * end's object. Every operation runs with the device's primary context pushed
- * and pops it afterwards, so it composes with PyTorch/CuPy in one process;
- * a launch whose thread holds that context already (cuCtxGetCurrent, as in a
- * PyTorch process) skips the push and pop (about 1 us a launch). */
+ * CU_OPTIONAL (may be absent: cuLaunchKernelEx, CUDA 12+, only needed for the
+ * few-rows variants' cluster and cooperative launches; cuModuleGetGlobal_v2
+ * for the grid-split variants' workspace); the lists expand into struct
+ * cu_api, held by the back end's object. Every operation runs with the
+ * device's primary context pushed and pops it afterwards, so it composes with
+ * PyTorch/CuPy in one process; a launch whose thread holds that context
+ * already (cuCtxGetCurrent, as in a PyTorch process) skips the push and pop
+ * (about 1 us a launch). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,8 @@ enum {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
   CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH = 120,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
+  CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 };
 
@@ -46,6 +50,7 @@ typedef struct cu_launch_attribute {
     struct {
       unsigned x, y, z;
     } cluster_dim;
+    int cooperative; /* CU_LAUNCH_ATTRIBUTE_COOPERATIVE: nonzero */
   } value;
 } cu_launch_attribute;
 
@@ -102,7 +107,8 @@ typedef struct cu_launch_config {
   X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))             \
   X(cuMemsetD32Async, (CUdeviceptr dst, unsigned v, size_t n, CUstream s))                   \
   X(cuMemsetD16Async, (CUdeviceptr dst, unsigned short v, size_t n, CUstream s))             \
-  X(cuMemAllocManaged, (CUdeviceptr * dptr, size_t bytes, unsigned flags))
+  X(cuMemAllocManaged, (CUdeviceptr * dptr, size_t bytes, unsigned flags))                   \
+  X(cuModuleGetGlobal_v2, (CUdeviceptr * dptr, size_t * bytes, CUmodule mod, const char *name))
 
 typedef struct cu_api {
 #define CU_FIELD(name, params) CUresult(*name) params;
@@ -118,6 +124,7 @@ struct rt_driver {
   CUdevice dev;
   CUcontext ctx;
   int cluster_launch;
+  int cooperative_launch; /* cuLaunchKernelEx and CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH */
 };
 
 /* Fills diag with "FN failed: CUDA_ERROR_NAME (code)" and returns SG_ERR_DRIVER. */
@@ -215,6 +222,9 @@ static sg_status open_device(rt_driver *d, int device, char *name, size_t name_c
   snprintf(arch, arch_cap, "sm_%d", major * 10 + minor);
   if (d->api.cuDeviceGetAttribute(&cl, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, d->dev) == 0)
     d->cluster_launch = cl != 0 && d->api.cuLaunchKernelEx != NULL;
+  int coop = 0;
+  if (d->api.cuDeviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, d->dev) == 0)
+    d->cooperative_launch = coop != 0 && d->api.cuLaunchKernelEx != NULL;
   CU_CALL(d, cuDevicePrimaryCtxRetain, (&d->ctx, d->dev));
   return SG_OK;
 }
@@ -236,6 +246,7 @@ static sg_status cu_open(int device, rt_driver **out, char *name, size_t name_ca
 }
 
 static int cu_supports_cluster(rt_driver *d) { return d->cluster_launch; }
+static int cu_supports_cooperative(rt_driver *d) { return d->cooperative_launch; }
 
 static sg_status cu_module_function(rt_driver *d, void *module, const char *kernel,
                                     void **function, sg_diag *diag) {
@@ -282,23 +293,52 @@ static sg_status cu_module_load(rt_driver *d, const void *image, rt_image_kind k
   return SG_OK;
 }
 
+/* A plain launch through cuLaunchKernel; clusters and cooperative launches
+ * through cuLaunchKernelEx, one launch attribute each. */
 static sg_status cu_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   unsigned gy = rt_dim(l->grid_y), gz = rt_dim(l->grid_z), by = rt_dim(l->block_y),
            bz = rt_dim(l->block_z);
-  if (rt_dim(l->cluster) * rt_dim(l->cluster_y) * rt_dim(l->cluster_z) <= 1)
+  int cluster = rt_dim(l->cluster) * rt_dim(l->cluster_y) * rt_dim(l->cluster_z) > 1;
+  if (!cluster && !l->cooperative)
     CU_IN_CTX(d, cuLaunchKernel,
               (l->function, l->grid, gy, gz, l->block, by, bz, l->smem, l->stream, l->params, NULL));
   if (!d->api.cuLaunchKernelEx)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED,
-                       "cluster launch needs cuLaunchKernelEx, which %s lacks", d->libname);
-  cu_launch_attribute attr;
-  memset(&attr, 0, sizeof attr);
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.cluster_dim.x = rt_dim(l->cluster);
-  attr.value.cluster_dim.y = rt_dim(l->cluster_y);
-  attr.value.cluster_dim.z = rt_dim(l->cluster_z);
-  cu_launch_config cfg = {l->grid, gy, gz, l->block, by, bz, l->smem, l->stream, &attr, 1};
+                       "%s launch needs cuLaunchKernelEx, which %s lacks",
+                       cluster ? "cluster" : "cooperative", d->libname);
+  cu_launch_attribute attrs[2];
+  unsigned n = 0;
+  memset(attrs, 0, sizeof attrs);
+  if (cluster) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[n].value.cluster_dim.x = rt_dim(l->cluster);
+    attrs[n].value.cluster_dim.y = rt_dim(l->cluster_y);
+    attrs[n++].value.cluster_dim.z = rt_dim(l->cluster_z);
+  }
+  if (l->cooperative) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attrs[n++].value.cooperative = 1;
+  }
+  cu_launch_config cfg = {l->grid, gy, gz, l->block, by, bz, l->smem, l->stream, attrs, n};
   CU_IN_CTX(d, cuLaunchKernelEx, (&cfg, l->function, l->params, NULL));
+}
+
+static sg_status cu_module_global(rt_driver *d, void *module, const char *name, void **dptr,
+                                  size_t *bytes, sg_diag *diag) {
+  CUdeviceptr p = 0;
+  size_t n = 0;
+  if (!d->api.cuModuleGetGlobal_v2)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s lacks cuModuleGetGlobal_v2", d->libname);
+  sg_status st = push(d, diag);
+  if (st)
+    return st;
+  CUresult r = d->api.cuModuleGetGlobal_v2(&p, &n, module, name);
+  pop(d);
+  if (r != 0)
+    return fail(d, "cuModuleGetGlobal_v2", r, diag);
+  *dptr = (void *)(uintptr_t)p;
+  *bytes = n;
+  return SG_OK;
 }
 
 /* CUfunction_attribute: MAX_DYNAMIC_SHARED_SIZE_BYTES, NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
@@ -496,6 +536,8 @@ const rt_driver_ops rt_cuda_ops = {
     .module_load = cu_module_load,
     .module_function = cu_module_function,
     .module_unload = cu_module_unload,
+    .module_global = cu_module_global,
+    .supports_cooperative = cu_supports_cooperative,
     .allow_launch = cu_allow_launch,
     .launch = cu_launch,
     .resident_blocks = cu_resident_blocks,

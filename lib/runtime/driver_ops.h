@@ -30,6 +30,8 @@ typedef struct rt_launch {
   unsigned smem;    /* dynamic shared memory bytes per block */
   void *stream;
   void **params; /* one pointer per kernel parameter */
+  int cooperative; /* 1: every block resident at once (a grid-split variant's blocks wait
+                      for each other); never with cluster > 1 for now */
   /* the other dims (lib/mgpu's launches of any kernel); 0 means 1 */
   unsigned grid_y, grid_z, block_y, block_z, cluster_y, cluster_z;
 } rt_launch;
@@ -55,6 +57,14 @@ typedef struct rt_driver_ops {
   sg_status (*module_function)(rt_driver *d, void *module, const char *kernel, void **function,
                                sg_diag *diag);
   void (*module_unload)(rt_driver *d, void *module);
+  /* The device address and size of global `name` of a loaded module (a grid-split
+   * variant's workspace, SG_META_WORKSPACE_SYMBOL). NULL on a back end without module
+   * globals (the host). */
+  sg_status (*module_global)(rt_driver *d, void *module, const char *name, void **dptr,
+                             size_t *bytes, sg_diag *diag);
+  /* Nonzero when launch can take cooperative = 1 (the driver has the entry point and the
+   * device the feature). NULL: never. */
+  int (*supports_cooperative)(rt_driver *d);
   /* Opts function in to what its launches need beyond the defaults: `smem`
    * bytes of dynamic shared memory (any: 48 KB bound static + dynamic), clusters of `cluster` blocks
    * (over the portable 8). NULL when the back end cannot. */

@@ -1,8 +1,8 @@
 /* geometry.c - the launch geometry of a kernel (softgen/runtime.h:
- * sgrt_launch_geometry): which entry point (the kernel or its few-rows
- * variant), grid, block, cluster and dynamic shared memory from the code
- * object's metadata, the rows M and the device facts that matter (the blocks
- * it keeps resident).
+ * sgrt_launch_geometry): which entry point (the kernel or one of its
+ * few-rows variants, cluster or grid-split), grid, block, cluster, dynamic
+ * shared memory and workspace from the code object's metadata, the rows M
+ * and the device facts that matter (the blocks it keeps resident).
  *
  * Needs: softgen/meta.h. Produces: sgrt_launch_geometry, the one grid rule of
  * softgen: sgrt_kernel_launch (runtime.c) launches with it, and the MLIR front
@@ -11,19 +11,31 @@
  * copy of this object (the compiler does not load the runtime). */
 #include "softgen/runtime.h"
 
-/* The few-rows variant for `rows` rows: the first of m's (increasing
- * max_rows) with M from 1 to its max_rows whose blocks all stay resident at
- * once where the device says how many do (few_resident[i]; 0: unknown,
- * max_rows alone decides); its index + 1, or 0 for the kernel. */
+/* Blocks that share each row block in entry v (NULL: the kernel m itself): a
+ * grid-split variant's split, else the cluster. */
+static uint64_t per_row_block(const sg_meta *m, const sg_meta_variant *v) {
+  unsigned n = v ? (v->split ? v->split : v->cluster) : m->cluster;
+  return n ? n : 1;
+}
+
+/* The few-rows variant for `rows` rows: the first of m's (grid lines first,
+ * each kind in increasing max_rows) with M from 1 to its max_rows whose blocks all stay resident at
+ * once where the device says how many do (few_resident[i]; 0: unknown). A
+ * cluster variant is taken when the count is unknown (max_rows alone
+ * decides: a cluster's blocks are co-scheduled by the hardware); a grid-split
+ * variant never is, nor past the largest grid: its blocks wait for each other
+ * at a barrier, so a block that is not resident would hang the launch. Its
+ * index + 1, or 0 for the kernel. */
 static int pick_few(const sg_meta *m, int64_t rows, const uint64_t *few_resident) {
   for (int i = 0; rows >= 1 && i < m->nvariants; i++) {
     const sg_meta_variant *v = &m->variants[i];
     if (rows > v->max_rows)
       continue;
     uint64_t rpb = v->rows_per_block ? v->rows_per_block : 1;
-    uint64_t cluster = v->cluster ? v->cluster : 1;
-    uint64_t blocks = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * cluster;
-    if (!few_resident || few_resident[i] == 0 || blocks <= few_resident[i])
+    uint64_t blocks = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * per_row_block(m, v);
+    uint64_t resident = few_resident ? few_resident[i] : 0;
+    if (v->split ? resident > 0 && blocks <= resident && blocks <= SGRT_MAX_GRID
+                 : resident == 0 || blocks <= resident)
       return i + 1;
   }
   return 0;
@@ -39,11 +51,12 @@ sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident
   int few = pick_few(m, rows, few_resident);
   const sg_meta_variant *v = few ? &m->variants[few - 1] : NULL;
   uint64_t rpb = v ? v->rows_per_block : m->rows_per_block;
-  unsigned cluster = v ? v->cluster : m->cluster;
+  unsigned cluster = v ? (v->split ? 1 : v->cluster) : m->cluster;
   rpb = rpb ? rpb : 1;
   cluster = cluster ? cluster : 1;
-  /* a cluster of `cluster` blocks shares each row block */
-  uint64_t grid = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * cluster;
+  /* a cluster of `cluster` blocks, or a grid-split variant's `split` blocks,
+   * shares each row block */
+  uint64_t grid = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * per_row_block(m, v);
   /* a persistent kernel gets at most as many blocks as the device keeps
    * resident (it strides over the rest): whole clusters of them; the
    * few-rows variants are never persistent */
@@ -52,12 +65,14 @@ sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident
     if (resident && grid > resident)
       grid = resident;
   }
-  if (grid > SGRT_MAX_GRID) /* the kernel strides over row blocks */
+  if (grid > SGRT_MAX_GRID) /* the kernel strides over row blocks (never a grid variant's:
+                               pick_few) */
     grid = SGRT_MAX_GRID - SGRT_MAX_GRID % cluster;
   out->grid = grid;
   out->block = v ? v->block : m->block;
   out->cluster = cluster;
   out->dsmem = v ? v->dsmem : m->dsmem;
   out->few = few;
+  out->workspace = v ? v->workspace : 0;
   return SG_OK;
 }

@@ -14,7 +14,9 @@
  * struct (filled into an oversized zeroed buffer) for the only char array
  * after the 256-byte name that begins with "gfx". If none is found the arch is
  * "" and runtime.c skips the arch pre-check (the driver still rejects a wrong
- * code object at hipModuleLoadData). HIP has no cluster launch. */
+ * code object at hipModuleLoadData). HIP has no cluster launch; cooperative
+ * launches (the grid-split variants') go through hipModuleLaunchCooperativeKernel,
+ * optional: without it those variants are dropped at load. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +72,12 @@ typedef void *hipDeviceptr_t;
   X(hipError_t, hipMemsetD32Async, (hipDeviceptr_t dst, int v, size_t n, hipStream_t s))     \
   X(hipError_t, hipMemsetD16Async, (hipDeviceptr_t dst, unsigned short v, size_t n,          \
                                     hipStream_t s))                                          \
-  X(hipError_t, hipMallocManaged, (void **ptr, size_t bytes, unsigned flags))
+  X(hipError_t, hipMallocManaged, (void **ptr, size_t bytes, unsigned flags))                \
+  X(hipError_t, hipModuleGetGlobal,                                                          \
+    (hipDeviceptr_t * dptr, size_t * bytes, hipModule_t mod, const char *name))              \
+  X(hipError_t, hipModuleLaunchCooperativeKernel,                                            \
+    (hipFunction_t fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,      \
+     unsigned bz, unsigned smem, hipStream_t stream, void **params))
 
 typedef struct hip_api {
 #define HIP_FIELD(ret, name, params) ret(*name) params;
@@ -269,6 +276,37 @@ static void hip_module_unload(rt_driver *d, void *module) {
   }
 }
 
+/* An optional entry point on the device, or SG_ERR_UNSUPPORTED. */
+#define HIP_OPT_ON_DEVICE(d, fn, args)                                                       \
+  do {                                                                                       \
+    if (!(d)->api.fn)                                                                        \
+      return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s lacks " #fn, (d)->libname);           \
+    HIP_ON_DEVICE(d, fn, args);                                                              \
+  } while (0)
+
+static int hip_supports_cooperative(rt_driver *d) {
+  return d->api.hipModuleLaunchCooperativeKernel != NULL;
+}
+
+static sg_status hip_module_global(rt_driver *d, void *module, const char *name, void **dptr,
+                                   size_t *bytes, sg_diag *diag) {
+  hipDeviceptr_t p = NULL;
+  size_t n = 0;
+  if (!d->api.hipModuleGetGlobal)
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s lacks hipModuleGetGlobal", d->libname);
+  int old;
+  sg_status st = enter(d, &old, diag);
+  if (st)
+    return st;
+  hipError_t r = d->api.hipModuleGetGlobal(&p, &n, module, name);
+  leave(d, old);
+  if (r != 0)
+    return fail(d, "hipModuleGetGlobal", r, diag);
+  *dptr = p;
+  *bytes = n;
+  return SG_OK;
+}
+
 static sg_status hip_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   if (l->cluster > 1)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "HIP cannot launch clusters of %u blocks",
@@ -276,6 +314,10 @@ static sg_status hip_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   if (rt_dim(l->cluster_y) * rt_dim(l->cluster_z) > 1)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "HIP cannot launch clusters of %u x %u x %u "
                        "blocks", rt_dim(l->cluster), rt_dim(l->cluster_y), rt_dim(l->cluster_z));
+  if (l->cooperative)
+    HIP_OPT_ON_DEVICE(d, hipModuleLaunchCooperativeKernel,
+                      (l->function, l->grid, rt_dim(l->grid_y), rt_dim(l->grid_z), l->block,
+                       rt_dim(l->block_y), rt_dim(l->block_z), l->smem, l->stream, l->params));
   HIP_ON_DEVICE(d, hipModuleLaunchKernel,
                 (l->function, l->grid, rt_dim(l->grid_y), rt_dim(l->grid_z), l->block,
                  rt_dim(l->block_y), rt_dim(l->block_z), l->smem, l->stream, l->params, NULL));
@@ -332,14 +374,6 @@ static sg_status hip_event_elapsed(rt_driver *d, void *start, void *end, float *
 
 static void hip_event_destroy(rt_driver *d, void *ev) { d->api.hipEventDestroy(ev); }
 
-/* An optional entry point on the device, or SG_ERR_UNSUPPORTED. */
-#define HIP_OPT_ON_DEVICE(d, fn, args)                                                       \
-  do {                                                                                       \
-    if (!(d)->api.fn)                                                                        \
-      return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "%s lacks " #fn, (d)->libname);           \
-    HIP_ON_DEVICE(d, fn, args);                                                              \
-  } while (0)
-
 static sg_status hip_stream_create(rt_driver *d, void **s, sg_diag *diag) {
   HIP_OPT_ON_DEVICE(d, hipStreamCreateWithFlags, ((hipStream_t *)s, 1)); /* hipStreamNonBlocking */
 }
@@ -386,6 +420,8 @@ const rt_driver_ops rt_hip_ops = {
     .module_load = hip_module_load,
     .module_function = hip_module_function,
     .module_unload = hip_module_unload,
+    .module_global = hip_module_global,
+    .supports_cooperative = hip_supports_cooperative,
     .launch = hip_launch,
     .resident_blocks = NULL, /* HIP: one block per row block (persistence is only a speed-up) */
     .mem_alloc = hip_mem_alloc,

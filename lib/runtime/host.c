@@ -309,7 +309,8 @@ static void grow_pool(rt_driver *d, unsigned want) {
 }
 
 static sg_status host_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
-  (void)diag;
+  if (l->cooperative) /* never asked: no module_global, so no grid-split variant loads */
+    return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "the host backend has no cooperative launch");
   host_entry fn;
   memcpy(&fn, &l->function, sizeof fn);
   pthread_mutex_lock(&d->launch_mu);
@@ -419,6 +420,8 @@ const rt_driver_ops rt_host_ops = {
     .module_load = host_module_load,
     .module_function = host_module_function,
     .module_unload = host_module_unload,
+    .module_global = NULL,        /* no workspace globals: grid-split variants are dropped */
+    .supports_cooperative = NULL, /* nor cooperative launches */
     .launch = host_launch,
     .resident_blocks = host_resident,
     .mem_alloc = host_alloc,

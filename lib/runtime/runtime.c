@@ -5,9 +5,15 @@
  * hip.c, host.c), libdl. Produces: the public sgrt_* API: open a driver and device,
  * load a code object after verifying its checksum (meta.h) and checking its
  * metadata, target and arch against the device (and its few-rows variants'
- * functions), validate launch tensors against the metadata,
- * pack the kernel's parameters in "arg" order, take the entry point and the
- * 1-D grid (and cluster rounding) from sgrt_launch_geometry and launch.
+ * functions, and the grid-split variants' workspace global), validate launch
+ * tensors against the metadata, pack the kernel's parameters in "arg" order,
+ * take the entry point and the 1-D grid (and cluster rounding) from
+ * sgrt_launch_geometry and launch (a grid-split variant cooperatively, with
+ * its stream's workspace slice as one more parameter).
+ *
+ * Threads: a loaded kernel is read-only at launch but for its workspace slots
+ * (grid-split variants), which streams claim with one compare-and-swap each
+ * and never give back, so any thread may launch any kernel at any time.
  *
  * Arch compatibility (CUDA; checked before the driver sees the object):
  *   sm_XYa / sm_XYf objects need a device of exactly / the same major and at least
@@ -25,6 +31,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +50,22 @@ struct sgrt_runtime {
   char arch[64];
 };
 
+/* One workspace slot of a kernel with grid-split variants: free, or owned by
+ * one stream (its handle; NULL is a stream too, the legacy default one, so
+ * ownership is the state, not the handle). A stream claims the first free
+ * slot at its first grid-split launch (FREE -> CLAIMING by compare-and-swap,
+ * the handle written, -> OWNED with release: a reader that sees OWNED with
+ * acquire sees the handle) and keeps it while the kernel is loaded. */
+enum { SLOT_FREE, SLOT_CLAIMING, SLOT_OWNED };
+typedef struct rt_slot {
+  atomic_int state;
+  void *stream; /* the owner, once OWNED */
+} rt_slot;
+
+/* At most this many slots a kernel: the scan at each grid-split launch stays
+ * short, and more concurrent streams than this take the next entry. */
+#define RT_MAX_SLOTS 1024u
+
 struct sgrt_kernel {
   sgrt_runtime *rt;
   sg_meta meta;
@@ -51,6 +74,13 @@ struct sgrt_kernel {
   void *few_function[SG_META_MAX_VARIANTS];    /* the few-rows variants' (meta.variants) */
   uint64_t few_resident[SG_META_MAX_VARIANTS]; /* their blocks the device keeps resident at
                                                   once (0: unknown) */
+  /* the grid-split variants' workspace (SG_META_WORKSPACE_SYMBOL): slot i is
+   * workspace + i x slot_bytes; nslots 0 and slots NULL when no grid-split
+   * variant was kept */
+  char *workspace;
+  uint64_t slot_bytes; /* the largest kept variant's W rounded up to 128 */
+  unsigned nslots;
+  rt_slot *slots;
 };
 
 struct sgrt_event {
@@ -269,36 +299,90 @@ static sg_status allow(sgrt_runtime *rt, void *function, const char *name, unsig
   return rt->ops->allow_launch(rt->drv, function, dsmem, cluster, diag);
 }
 
-/* The few-rows variants (meta "variant few"): each one's function, opted in
- * to its launches like the kernel's, and how many of its blocks the device
- * keeps resident (sgrt_launch_geometry's few_resident). All are dropped, the
+/* W rounded up to the 128 bytes a workspace slice is aligned to; 0 past 2^40
+ * (never: the metadata bounds W by 2^31). */
+static uint64_t slice_bytes(uint64_t w) {
+  return w > ((uint64_t)1 << 40) ? 0 : (w + 127) / 128 * 128;
+}
+
+/* Whether grid-split variant v can be launched from k's module: the back end
+ * launches cooperatively and finds globals, and the module's workspace global
+ * (looked up once, into *ws and *ws_bytes; *looked: 1 found, -1 not) is
+ * 128-byte aligned and holds at least one slice of v. The lookup's failure
+ * only drops the variants (the kernel computes every M): its message is not
+ * the load's. */
+static int grid_ok(sgrt_runtime *rt, sgrt_kernel *k, const sg_meta_variant *v, char **ws,
+                   size_t *ws_bytes, int *looked) {
+  if (!rt->ops->module_global || !rt->ops->supports_cooperative ||
+      !rt->ops->supports_cooperative(rt->drv))
+    return 0;
+  if (!*looked) {
+    sg_diag ignored;
+    void *p = NULL;
+    size_t n = 0;
+    sg_status st =
+        rt->ops->module_global(rt->drv, k->module, SG_META_WORKSPACE_SYMBOL, &p, &n, &ignored);
+    *looked = st == SG_OK && p && (uintptr_t)p % 128 == 0 ? 1 : -1;
+    *ws = p;
+    *ws_bytes = n;
+  }
+  uint64_t slice = slice_bytes(v->workspace);
+  return *looked > 0 && slice > 0 && *ws_bytes / slice >= 1;
+}
+
+/* The few-rows variants (meta "variant few" and "variant grid"): each one's
+ * function, opted in to its launches like the kernel's, and how many of its
+ * blocks the device keeps resident (sgrt_launch_geometry's few_resident; a
+ * grid-split variant's as plain blocks, cluster 1). All are dropped, the
  * kernel then launched for every M, when $SOFTGEN_FEW_ROWS is 0; one whose
- * clusters the device does not launch is dropped alone. */
+ * clusters the device does not launch is dropped alone, and so is a
+ * grid-split one that grid_ok refuses. The variants kept move to the front of
+ * meta.variants, with their functions and counts at the same indices (the
+ * geometry's out.few indexes all three). With a grid-split variant kept, the
+ * workspace's slots: as many slices of the largest kept W (rounded up to 128)
+ * as the global holds, up to RT_MAX_SLOTS. */
 static sg_status load_few(sgrt_runtime *rt, sgrt_kernel *k, sg_diag *diag) {
   const char *env = getenv("SOFTGEN_FEW_ROWS");
-  int kept = 0;
+  int kept = 0, looked = 0;
+  char *ws = NULL;
+  size_t ws_bytes = 0;
+  uint64_t slot_bytes = 0;
   sg_status st = SG_OK;
   for (int i = 0; !st && i < k->meta.nvariants; i++) {
     sg_meta_variant *v = &k->meta.variants[i];
+    unsigned cluster = v->split ? 1 : (v->cluster ? v->cluster : 1);
     if ((env && strcmp(env, "0") == 0) || !rt->ops->module_function ||
-        (v->cluster > 1 && !rt->ops->supports_cluster(rt->drv)))
+        (cluster > 1 && !rt->ops->supports_cluster(rt->drv)) ||
+        (v->split && !grid_ok(rt, k, v, &ws, &ws_bytes, &looked)))
       continue;
     void *fn = NULL;
     st = rt->ops->module_function(rt->drv, k->module, v->kernel, &fn, diag);
     if (!st)
-      st = allow(rt, fn, v->kernel, v->dsmem, v->cluster, diag);
+      st = allow(rt, fn, v->kernel, v->dsmem, cluster, diag);
     if (st)
       break;
     k->few_function[kept] = fn;
     k->few_resident[kept] = rt->ops->resident_blocks
-                                ? rt->ops->resident_blocks(rt->drv, fn, v->block, v->dsmem,
-                                                           v->cluster ? v->cluster : 1)
+                                ? rt->ops->resident_blocks(rt->drv, fn, v->block, v->dsmem, cluster)
                                 : 0;
+    if (v->split && slice_bytes(v->workspace) > slot_bytes)
+      slot_bytes = slice_bytes(v->workspace);
     k->meta.variants[kept++] = *v;
   }
   for (int i = kept; i < k->meta.nvariants; i++)
     memset(&k->meta.variants[i], 0, sizeof k->meta.variants[i]);
   k->meta.nvariants = kept;
+  if (!st && slot_bytes) {
+    uint64_t n = ws_bytes / slot_bytes; /* >= 1: grid_ok */
+    k->nslots = n > RT_MAX_SLOTS ? RT_MAX_SLOTS : (unsigned)n;
+    k->slots = calloc(k->nslots, sizeof *k->slots);
+    if (!k->slots)
+      return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of host memory");
+    for (unsigned i = 0; i < k->nslots; i++)
+      atomic_init(&k->slots[i].state, SLOT_FREE);
+    k->workspace = ws;
+    k->slot_bytes = slot_bytes;
+  }
   return st;
 }
 
@@ -358,6 +442,7 @@ sg_status sgrt_kernel_load_data(sgrt_runtime *rt, const void *data, size_t size,
     st = load_few(rt, k, diag);
   if (st) {
     rt->ops->module_unload(rt->drv, k->module);
+    free(k->slots);
     free(k);
     return st;
   }
@@ -478,6 +563,7 @@ void sgrt_kernel_destroy(sgrt_kernel *k) {
   if (!k)
     return;
   k->rt->ops->module_unload(k->rt->drv, k->module);
+  free(k->slots);
   free(k);
 }
 
@@ -664,10 +750,11 @@ sg_status sgrt_kernel_check_views(const sgrt_kernel *k, const sgrt_tensor *tenso
   return check_tensors(&k->meta, tensors, ntensors, 0, diag);
 }
 
-sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry *out,
-                               sg_diag *diag) {
-  if (!k)
-    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_geometry: null kernel");
+/* sgrt_launch_geometry of k over `rows` rows with the variants' resident
+ * counts few_resident (k's own, or a copy with some entries 0: those
+ * variants skipped). */
+static sg_status kernel_geometry(const sgrt_kernel *k, int64_t rows, const uint64_t *few_resident,
+                                 sgrt_geometry *out, sg_diag *diag) {
   /* a persistent kernel is capped at the blocks the device keeps resident,
    * which only the driver knows (the variant's count was asked at load) */
   const sg_meta *m = &k->meta;
@@ -675,7 +762,51 @@ sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry
   if (m->persistent && rows > 0 && k->rt->ops->resident_blocks)
     resident = k->rt->ops->resident_blocks(k->rt->drv, k->function, m->block, m->dsmem,
                                            m->cluster ? m->cluster : 1);
-  return sgrt_launch_geometry(m, rows, resident, k->few_resident, out, diag);
+  return sgrt_launch_geometry(m, rows, resident, few_resident, out, diag);
+}
+
+sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry *out,
+                               sg_diag *diag) {
+  if (!k)
+    return sg_diag_set(diag, SG_ERR_INVALID_ARGUMENT, "sgrt_kernel_geometry: null kernel");
+  return kernel_geometry(k, rows, k->few_resident, out, diag);
+}
+
+/* CUDA's CU_STREAM_PER_THREAD and HIP's hipStreamPerThread: one handle value
+ * that is a different stream in each thread, so it cannot own a slot. */
+#define PER_THREAD_STREAM ((void *)(uintptr_t)2)
+
+/* The workspace slot of `stream` (runtime.h: grid-split variants): the one it
+ * owns, else the first free one, claimed; -1 when every slot is another
+ * stream's (or is being claimed by another thread), or for the per-thread
+ * default stream. Slots are claimed in order and never freed, so a free slot
+ * means that no later one is owned: the scan can claim the first it meets.
+ * Two threads that claim for one stream at once may each get a slot, which is
+ * harmless (one stream's launches never overlap); two streams never share
+ * one. */
+static int stream_slot(sgrt_kernel *k, void *stream) {
+  if (stream == PER_THREAD_STREAM)
+    return -1;
+  for (unsigned i = 0; i < k->nslots; i++) {
+    rt_slot *sl = &k->slots[i];
+    int state = atomic_load_explicit(&sl->state, memory_order_acquire);
+    if (state == SLOT_OWNED && sl->stream == stream)
+      return (int)i;
+    if (state != SLOT_FREE)
+      continue;
+    int expected = SLOT_FREE;
+    if (atomic_compare_exchange_strong_explicit(&sl->state, &expected, SLOT_CLAIMING,
+                                                memory_order_acquire, memory_order_acquire)) {
+      sl->stream = stream;
+      atomic_store_explicit(&sl->state, SLOT_OWNED, memory_order_release);
+      return (int)i;
+    }
+    /* another thread claimed it meanwhile: for its stream, which may be ours
+     * (then the slot is in CLAIMING still, or OWNED) */
+    if (expected == SLOT_OWNED && sl->stream == stream)
+      return (int)i;
+  }
+  return -1;
 }
 
 sg_status sgrt_kernel_launch(sgrt_kernel *k, const sgrt_tensor *tensors, int ntensors,
@@ -718,9 +849,10 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
   if (rows == 0)
     return SG_OK;
   /* Parameters in "arg" order; every one is 8 bytes (pointer or i64) but f32
-   * scalars, whose 4 bytes start their slot. */
+   * scalars, whose 4 bytes start their slot; a grid-split variant takes one
+   * more, last: its workspace slice. */
   int64_t values[SG_META_MAX_ARGS];
-  void *params[SG_META_MAX_ARGS];
+  void *params[SG_META_MAX_ARGS + 1];
   for (int i = 0; i < m->nargs; i++) {
     const sg_meta_arg *a = &m->args[i];
     if (a->kind == SG_ARG_TENSOR)
@@ -748,11 +880,26 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
     params[i] = &values[i];
   }
   sgrt_geometry g;
-  if ((st = sgrt_kernel_geometry(k, rows, &g, diag)))
+  if ((st = kernel_geometry(k, rows, k->few_resident, &g, diag)))
     return st;
+  int slot = -1;
+  if (g.few && m->variants[g.few - 1].split && (slot = stream_slot(k, stream)) < 0) {
+    /* no workspace for this stream: the entry the geometry gives without the
+     * grid-split variants (they share the slots, so none has one) */
+    uint64_t resident[SG_META_MAX_VARIANTS];
+    for (int i = 0; i < SG_META_MAX_VARIANTS; i++)
+      resident[i] = i < m->nvariants && m->variants[i].split ? 0 : k->few_resident[i];
+    if ((st = kernel_geometry(k, rows, resident, &g, diag)))
+      return st;
+  }
+  void *slice = NULL; /* the value of the last parameter: the stream's workspace slice */
+  if (slot >= 0) {
+    slice = k->workspace + (uint64_t)slot * k->slot_bytes;
+    params[m->nargs] = &slice;
+  }
   rt_launch l = {.function = g.few ? k->few_function[g.few - 1] : k->function,
                  .grid = (unsigned)g.grid, .block = g.block, .cluster = g.cluster,
-                 .smem = g.dsmem, .stream = stream, .params = params};
+                 .smem = g.dsmem, .stream = stream, .params = params, .cooperative = slot >= 0};
   return k->rt->ops->launch(k->rt->drv, &l, diag);
 }
 

@@ -33,6 +33,12 @@ typedef struct sgh_target {
    * each row's columns shifted to its own alignment (plan->peel); 0: the
    * vector narrows until it divides N. */
   int peel_rows;
+  /* 1: a row may be split over separate blocks of the grid that combine their
+   * partials through global memory with device-scope atomics and wait for
+   * each other there (a few-rows variant launched cooperatively, every block
+   * resident; plan->grid_split); 0: no such variant (the host runs blocks in
+   * turn). */
+  int grid_split;
   /* Called once, before the table is first used (NULL: nothing to do): the host
    * target reads its triple and this CPU's vector width here. */
   void (*probe)(void);

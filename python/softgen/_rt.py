@@ -43,10 +43,13 @@ class MetaScalar(ctypes.Structure):
 
 
 class MetaVariant(ctypes.Structure):
+    # sg_meta_variant: split and workspace are 0 for a "variant few" line, the grid-split
+    # variant's blocks per row and workspace bytes per stream for a "variant grid" line
     _fields_ = [("kernel", ctypes.c_char * 128), ("block", ctypes.c_uint),
                 ("rows_per_block", ctypes.c_uint), ("smem", ctypes.c_uint),
                 ("cluster", ctypes.c_uint), ("dsmem", ctypes.c_uint),
-                ("max_rows", ctypes.c_int64)]
+                ("max_rows", ctypes.c_int64), ("split", ctypes.c_uint),
+                ("workspace", ctypes.c_uint64)]
 
 
 class Meta(ctypes.Structure):

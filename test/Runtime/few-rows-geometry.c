@@ -3,8 +3,11 @@
 // cluster, dsmem and rows per block) with M from 1 to its max_rows whose
 // blocks, ceil(M / rows_per_block) x cluster, are at most few_resident[i]
 // (few_resident NULL or an entry 0: unknown, max_rows alone decides); the
-// kernel otherwise, persistent cap included (a variant is never capped). No
-// driver.
+// kernel otherwise, persistent cap included (a variant is never capped).
+// Grid-split variants ("variant grid", split > 0): ceil(M / rows_per_block) x
+// split blocks, cluster 1, the variant's workspace; taken only where
+// few_resident[i] is known (> 0) and holds them (NULL or 0: skipped, the next
+// variant or the kernel taken), and never past SGRT_MAX_GRID. No driver.
 // RUN: %cc -std=c11 -I%include -I%S/Inputs %s -L%rtlib -lsoftgen_rt -Wl,-rpath,%rtlib -o %t
 // RUN: %t | FileCheck %s
 #include "rt_test.h"
@@ -17,12 +20,13 @@ static void show(const char *what, const sg_meta *m, int64_t rows, uint64_t resi
   if (st)
     printf("%s: %s: %s\n", what, sg_status_name(st), d.message);
   else if (g.few)
-    printf("%s: few %s grid=%llu block=%u cluster=%u dsmem=%u\n", what,
+    printf("%s: few %s grid=%llu block=%u cluster=%u dsmem=%u workspace=%llu\n", what,
            m->variants[g.few - 1].kernel, (unsigned long long)g.grid, g.block, g.cluster,
-           g.dsmem);
+           g.dsmem, (unsigned long long)g.workspace);
   else
-    printf("%s: kernel grid=%llu block=%u cluster=%u dsmem=%u\n", what,
-           (unsigned long long)g.grid, g.block, g.cluster, g.dsmem);
+    printf("%s: kernel grid=%llu block=%u cluster=%u dsmem=%u workspace=%llu\n", what,
+           (unsigned long long)g.grid, g.block, g.cluster, g.dsmem,
+           (unsigned long long)g.workspace);
 }
 
 int main(void) {
@@ -66,6 +70,33 @@ int main(void) {
   show("persistent, M=2", &m, 2, 8, NULL);
   show("persistent, M=100", &m, 100, 8, NULL);
   show("M=-1", &m, -1, 0, NULL);
+  /* a grid-split variant (split 4: 4 blocks a row, 512 bytes of workspace) for
+   * M up to 8, then the clusters of 8 up to 64 */
+  m.persistent = 0;
+  m.variants[0] = (sg_meta_variant){.kernel = "k_grid", .block = 512, .rows_per_block = 1,
+                                    .smem = 128, .cluster = 1, .dsmem = 0, .max_rows = 8,
+                                    .split = 4, .workspace = 512};
+  uint64_t g64[] = {64, 1024}, g16[] = {16, 1024}, g8[] = {8}, g0[] = {0, 1024};
+  uint64_t ghuge[] = {~0ull, ~0ull};
+  show("grid, M=1, 64 resident", &m, 1, 0, g64);
+  show("grid, M=8, 64 resident", &m, 8, 0, g64);
+  show("grid, M=9, 64 resident", &m, 9, 0, g64);
+  show("grid, M=4, 16 resident", &m, 4, 0, g16);
+  show("grid, M=5, 16 resident (20 blocks)", &m, 5, 0, g16);
+  show("grid, M=1, resident unknown", &m, 1, 0, g0);
+  show("grid, M=1, no counts", &m, 1, 0, NULL);
+  m.variants[0].max_rows = 1 << 30; /* M = 2^29: 2^31 blocks, past the largest grid */
+  m.variants[1].max_rows = (1 << 30) + 1;
+  show("grid, M=2^29, every block resident", &m, 1 << 29, 0, ghuge);
+  show("grid, M=2^29-1, every block resident", &m, (1 << 29) - 1, 0, ghuge);
+  m.variants[1].max_rows = 64;
+  m.variants[0].max_rows = 8;
+  m.nvariants = 1; /* the grid-split variant alone: the kernel next */
+  show("grid alone, M=1, resident unknown", &m, 1, 0, g0);
+  show("grid alone, M=2, 8 resident", &m, 2, 0, g8);
+  show("grid alone, M=3, 8 resident", &m, 3, 0, g8);
+  m.variants[0].rows_per_block = 2; /* not from parsed metadata (rows_per_block 1), but ruled */
+  show("grid, 2 rows a block, M=3", &m, 3, 0, g16);
   return 0;
 }
 // CHECK: no variant, M=1: kernel grid=4 block=256 cluster=4 dsmem=65536
@@ -93,3 +124,16 @@ int main(void) {
 // CHECK-NEXT: persistent, M=2: few k_few4 grid=32 block=256 cluster=16
 // CHECK-NEXT: persistent, M=100: kernel grid=8 block=256 cluster=4
 // CHECK-NEXT: M=-1: SG_ERR_INVALID_ARGUMENT: sgrt_launch_geometry: -1 rows (M must be >= 0)
+// CHECK-NEXT: grid, M=1, 64 resident: few k_grid grid=4 block=512 cluster=1 dsmem=0 workspace=512
+// CHECK-NEXT: grid, M=8, 64 resident: few k_grid grid=32 block=512 cluster=1 dsmem=0 workspace=512
+// CHECK-NEXT: grid, M=9, 64 resident: few k_few grid=72 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: grid, M=4, 16 resident: few k_grid grid=16 block=512 cluster=1 dsmem=0 workspace=512
+// CHECK-NEXT: grid, M=5, 16 resident (20 blocks): few k_few grid=40 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: grid, M=1, resident unknown: few k_few grid=8 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: grid, M=1, no counts: few k_few grid=8 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: grid, M=2^29, every block resident: few k_few grid=2147483640 block=256 cluster=8
+// CHECK-NEXT: grid, M=2^29-1, every block resident: few k_grid grid=2147483644 block=512 cluster=1
+// CHECK-NEXT: grid alone, M=1, resident unknown: kernel grid=4 block=256 cluster=4 dsmem=65536 workspace=0
+// CHECK-NEXT: grid alone, M=2, 8 resident: few k_grid grid=8 block=512 cluster=1 dsmem=0 workspace=512
+// CHECK-NEXT: grid alone, M=3, 8 resident: kernel grid=12 block=256 cluster=4 dsmem=65536 workspace=0
+// CHECK-NEXT: grid, 2 rows a block, M=3: few k_grid grid=8 block=512 cluster=1

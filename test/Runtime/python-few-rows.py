@@ -2,7 +2,8 @@
 # variant is taken as there (sgrt_launch_geometry): f32 N = 8192 (32 KB rows)
 # over the fake CUDA driver, which computes softmax on the host: M = 1 launches
 # softgen_softmax_f32_n8192_few in clusters of 8, M = 65 (over max_rows, 64) the
-# kernel; both results match. sg_meta's variants are mirrored (softgen/_rt.py).
+# kernel; both results match. sg_meta's variants are mirrored (softgen/_rt.py:
+# the field after them, n_min, reads right only when their layout matches).
 # UNSUPPORTED: asan
 # RUN: %softgen -D N=8192 --dtype f32 --emit asm -o %t.ptx
 # RUN: rm -f %t.log
@@ -18,9 +19,9 @@ from fakearray import FakeArray, softmax_error  # noqa: E402
 
 k = softgen.load(sys.argv[2])
 m = softgen._rt.lib.sgrt_kernel_meta(k._get(0)).contents
-print(k.kernel, m.nvariants, m.variants[0].kernel.decode(), m.variants[0].cluster,
-      m.variants[0].max_rows)
-# CHECK: softgen_softmax_f32_n8192 1 softgen_softmax_f32_n8192_few 8 64
+v = m.variants[m.nvariants - 1]  # the clusters of 8 (a grid-split variant may come first)
+print(k.kernel, v.kernel.decode(), v.cluster, v.max_rows, v.split, v.workspace, m.n_min)
+# CHECK: softgen_softmax_f32_n8192 softgen_softmax_f32_n8192_few 8 64 0 0 8192
 N = 8192
 random.seed(0)
 for M in (1, 65):

@@ -567,8 +567,9 @@ static void test_meta_variant(void) {
             sg_meta_parse(text, len, &back, &d) == SG_OK && back.nvariants == 0,
         "meta variant: none unless declared (an object without one parses as before)");
   m.nvariants = 2;
-  m.variants[0] = (sg_meta_variant){"softgen_softmax_f16_n8192_few4", 256, 1, 384, 16, 117248, 4};
-  m.variants[1] = (sg_meta_variant){"softgen_softmax_f16_n8192_few", 32, 1, 160, 8, 0, 64};
+  m.variants[0] =
+      (sg_meta_variant){"softgen_softmax_f16_n8192_few4", 256, 1, 384, 16, 117248, 4, 0, 0};
+  m.variants[1] = (sg_meta_variant){"softgen_softmax_f16_n8192_few", 32, 1, 160, 8, 0, 64, 0, 0};
   sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
   check(st == SG_OK &&
             strstr(text, "\nvariant few kernel softgen_softmax_f16_n8192_few4 block 256 "
@@ -612,7 +613,8 @@ static void test_meta_variant(void) {
              "meta variant error: a word too few");
   meta_error(VHEAD "variant many kernel k_few block 32 rows_per_block 1 smem 0 cluster 16 dsmem "
                    "0 max_rows 8\nend\n",
-             "metadata line 10: unknown variant 'many' (the one kind of variant is 'few')",
+             "metadata line 10: unknown variant 'many' (the kinds of variant are 'few' and "
+             "'grid')",
              "meta variant error: unknown variant name");
   meta_error(VHEAD VLINE("max_rows 8 dsmem 0\n") "end\n",
              "metadata line 10: variant few: 'dsmem' expected where 'max_rows' is",
@@ -635,8 +637,8 @@ static void test_meta_variant(void) {
              "metadata line 10: variant few: cluster must be 1 to 1024",
              "meta variant error: cluster too large");
   meta_error(VHEAD VLINE("dsmem 0 max_rows 4\n") VLINE2("dsmem 0 max_rows 4\n") "end\n",
-             "metadata line 11: variant few: max_rows 4 after 4 (variants come in increasing "
-             "max_rows)",
+             "metadata line 11: variant few: max_rows 4 after 4 (the lines of a kind come in "
+             "increasing max_rows)",
              "meta variant error: max_rows not increasing");
   meta_error(VHEAD VLINE("dsmem 0 max_rows 4\n") VLINE("dsmem 0 max_rows 8\n") "end\n",
              "metadata variant few 'k_few' declared twice", "meta variant error: twice");
@@ -650,6 +652,127 @@ static void test_meta_variant(void) {
              "meta variant error: the variant is the kernel itself");
 #undef VLINE2
 #undef VLINE
+#undef VHEAD
+}
+
+/* "variant grid" lines (grid-split variants): split and workspace, the
+ * trailing fields; rows_per_block 1, split a power of two from 2 to 1024,
+ * workspace 1 to 2^31; grid lines first, each kind in increasing max_rows. */
+static void test_meta_variant_grid(void) {
+  sg_meta m, back;
+  sg_diag d;
+  char text[2048], again[2048];
+  size_t len = 0;
+  sample_meta(&m);
+  m.nvariants = 2;
+  /* the grid line first, for more rows than the few line after it */
+  m.variants[0] = (sg_meta_variant){.kernel = "softgen_softmax_f16_n8192_grid", .block = 512,
+                                    .rows_per_block = 1, .smem = 160, .cluster = 1, .dsmem = 0,
+                                    .max_rows = 64, .split = 4, .workspace = 2048};
+  m.variants[1] = (sg_meta_variant){"softgen_softmax_f16_n8192_few", 256, 1, 384, 8, 0, 4, 0, 0};
+  sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
+  check(st == SG_OK &&
+            strstr(text, "\nvariant grid kernel softgen_softmax_f16_n8192_grid block 512 "
+                         "rows_per_block 1 smem 160 split 4 dsmem 0 max_rows 64 workspace "
+                         "2048\n"
+                         "variant few kernel softgen_softmax_f16_n8192_few block 256 "
+                         "rows_per_block 1 smem 384 cluster 8 dsmem 0 max_rows 4\n"),
+        "meta variant grid: format writes 'variant grid ... split G ... workspace W'");
+  memset(&back, 0x5a, sizeof back);
+  st = sg_meta_parse(text, len, &back, &d);
+  check(st == SG_OK && back.nvariants == 2 && back.variants[1].split == 0 &&
+            back.variants[1].workspace == 0 && back.variants[1].cluster == 8 &&
+            strcmp(back.variants[0].kernel, "softgen_softmax_f16_n8192_grid") == 0 &&
+            back.variants[0].block == 512 && back.variants[0].rows_per_block == 1 &&
+            back.variants[0].smem == 160 && back.variants[0].cluster == 1 &&
+            back.variants[0].split == 4 && back.variants[0].dsmem == 0 &&
+            back.variants[0].max_rows == 64 && back.variants[0].workspace == 2048,
+        "meta variant grid: parse(format(m)) keeps split and workspace, cluster 1, and the few "
+        "variant's 0s (a grid line first, for more rows than the few line after it)");
+  check(sg_meta_format(&back, again, sizeof again, NULL, &d) == SG_OK && strcmp(again, text) == 0,
+        "meta variant grid: format(parse(text)) == text");
+  /* a 127-byte name with every number at its most: the longest line, 256 bytes */
+  char name[128], line[512], full[1024];
+  memset(name, 'k', 127);
+  name[127] = '\0';
+  snprintf(line, sizeof line, "variant grid kernel %s block 1024 rows_per_block 1 smem 16777216 "
+           "split 1024 dsmem 16777216 max_rows 2147483647 workspace 2147483648\n", name);
+  snprintf(full, sizeof full, "%s%s%s%s",
+           META_HEAD, "tensor x in f16\narg tensor x\n", line, "end\n");
+  st = sg_meta_parse(full, strlen(full), &back, &d);
+  check(strlen(line) == 257 && st == SG_OK && back.nvariants == 1 &&
+            back.variants[0].split == 1024 && back.variants[0].workspace == 2147483648u &&
+            back.variants[0].max_rows == 2147483647 && strcmp(back.variants[0].kernel, name) == 0,
+        "meta variant grid: the longest line parses (split 1024, workspace 2^31)");
+  check(sg_meta_format(&back, again, sizeof again, &len, &d) == SG_OK && strstr(again, line),
+        "meta variant grid: the longest line formats back");
+#define VHEAD META_HEAD "tensor x in f16\narg tensor x\n"
+#define GLINE(rpb, split, rest)                                                                  \
+  "variant grid kernel k_grid block 256 rows_per_block " rpb " smem 0 split " split " dsmem 0 " rest
+  meta_error(VHEAD "variant grid kernel k_grid block 256 rows_per_block 1 smem 0 cluster 4 dsmem 0 "
+                   "max_rows 8\nend\n",
+             "metadata line 10: a variant must read 'variant grid kernel NAME block B "
+             "rows_per_block 1 smem S split G dsmem D max_rows K workspace W'",
+             "meta variant grid error: a few line's words (cluster, no workspace)");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 64 extra\n") "end\n",
+             "metadata line 10 has too many words", "meta variant grid error: a word too many");
+  meta_error(VHEAD GLINE("1", "4", "workspace 64 max_rows 8\n") "end\n",
+             "metadata line 10: variant grid: 'max_rows' expected where 'workspace' is",
+             "meta variant grid error: keys out of order");
+  meta_error(VHEAD GLINE("2", "4", "max_rows 8 workspace 64\n") "end\n",
+             "metadata line 10: variant grid: rows_per_block must be 1, got 2",
+             "meta variant grid error: rows_per_block 2");
+  meta_error(VHEAD GLINE("1", "1", "max_rows 8 workspace 64\n") "end\n",
+             "metadata line 10: variant grid: split must be a power of two from 2 to 1024, got 1",
+             "meta variant grid error: split 1");
+  meta_error(VHEAD GLINE("1", "6", "max_rows 8 workspace 64\n") "end\n",
+             "metadata line 10: variant grid: split must be a power of two from 2 to 1024, got 6",
+             "meta variant grid error: split not a power of two");
+  meta_error(VHEAD GLINE("1", "2048", "max_rows 8 workspace 64\n") "end\n",
+             "metadata line 10: variant grid: split must be 1 to 1024",
+             "meta variant grid error: split over 1024");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 0\n") "end\n",
+             "metadata line 10: variant grid: workspace must be 1 to 2147483648",
+             "meta variant grid error: workspace 0");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 2147483649\n") "end\n",
+             "metadata line 10: variant grid: workspace must be 1 to 2147483648",
+             "meta variant grid error: workspace over 2^31");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 0 workspace 64\n") "end\n",
+             "metadata line 10: variant grid: max_rows must be 1 to 2147483647",
+             "meta variant grid error: max_rows 0");
+  meta_error(VHEAD "variant few kernel k_few block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 "
+                   "max_rows 8\n" GLINE("1", "4", "max_rows 16 workspace 64\n") "end\n",
+             "metadata line 11: variant grid after a variant few line (grid lines come first)",
+             "meta variant grid error: after a few line");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 64\n")
+                 "variant grid kernel k_grid2 block 32 rows_per_block 1 smem 0 split 2 dsmem 0 "
+                 "max_rows 8 workspace 64\nend\n",
+             "metadata line 11: variant grid: max_rows 8 after 8 (the lines of a kind come in "
+             "increasing max_rows)",
+             "meta variant grid error: max_rows not increasing among grid lines");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 64\n")
+                 "variant few kernel k_grid block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 "
+                 "max_rows 4\nend\n",
+             "metadata variant few 'k_grid' declared twice",
+             "meta variant grid error: the name of a few variant");
+  meta_error(VHEAD "variant grid kernel k block 256 rows_per_block 1 smem 0 split 4 dsmem 0 "
+                   "max_rows 8 workspace 64\nend\n",
+             "metadata variant grid names the kernel 'k' itself",
+             "meta variant grid error: the variant is the kernel itself");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 1 workspace 64\n")
+                 "variant few kernel k2 block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 "
+                 "max_rows 2\n"
+                 "variant few kernel k3 block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 "
+                 "max_rows 3\n"
+                 "variant few kernel k4 block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 "
+                 "max_rows 4\n" GLINE("1", "8", "max_rows 5 workspace 64\n") "end\n",
+             "metadata line 14: more than 4 variants",
+             "meta variant grid error: more than 4 variants of both kinds");
+  meta_error(VHEAD "variant grid\nend\n",
+             "metadata line 10: a variant must read 'variant grid kernel NAME block B "
+             "rows_per_block 1 smem S split G dsmem D max_rows K workspace W'",
+             "meta variant grid error: the kind alone");
+#undef GLINE
 #undef VHEAD
 }
 
@@ -682,6 +805,7 @@ int main(void) {
   test_meta_layout();
   test_meta_range();
   test_meta_variant();
+  test_meta_variant_grid();
   test_dtype();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

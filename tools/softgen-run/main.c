@@ -265,9 +265,15 @@ static int run(sgrt_backend backend, int device, const char *path, int64_t rows,
   else
     printf("launched: rows=%lld", (long long)rows);
   sgrt_geometry g;
-  if (sgrt_kernel_geometry(k, rows, &g, &d) == SG_OK && g.few) /* which entry ran */
-    printf(" (few-rows variant %s: grid %llu, block %u, cluster %u)", m->variants[g.few - 1].kernel,
-           (unsigned long long)g.grid, g.block, g.cluster);
+  if (sgrt_kernel_geometry(k, rows, &g, &d) == SG_OK && g.few) { /* which entry ran */
+    const sg_meta_variant *v = &m->variants[g.few - 1];
+    if (v->split) /* the default stream's workspace slot is free: the one stream here */
+      printf(" (grid-split variant %s: grid %llu, block %u, split %u, workspace %llu)", v->kernel,
+             (unsigned long long)g.grid, g.block, v->split, (unsigned long long)g.workspace);
+    else
+      printf(" (few-rows variant %s: grid %llu, block %u, cluster %u)", v->kernel,
+             (unsigned long long)g.grid, g.block, g.cluster);
+  }
   printf("\n");
   if (check) {
     if (strcmp(m->template_name, "softmax") != 0 || nin != 1 || nout != 1)

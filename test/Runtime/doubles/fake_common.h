@@ -1,6 +1,7 @@
 /* fake_common.h - shared pieces of the driver test doubles (fake_cuda.c,
- * fake_hip.c): call log, error injection, code-object sizing and a host
- * "execution" of softmax kernels. Included once per double (static functions).
+ * fake_hip.c): call log, error injection, code-object sizing, the workspace
+ * global's size (grid-split variants) and a host "execution" of softmax
+ * kernels. Included once per double (static functions).
  *
  * Needs: lib/meta (compiled into the double with SG_API empty, so nothing of it
  * is exported). Environment, with PFX = FAKE_CUDA or FAKE_HIP:
@@ -120,6 +121,34 @@ __attribute__((unused)) static int fake_has_entry(const char *image, size_t size
       return 0;
   }
   return 1;
+}
+
+/* BYTES of the PTX line ".global .align A .b8 softgen_workspace[BYTES]" in
+ * image (with or without ".visible"), or 0 without one (or BYTES 0 or over
+ * 2^32): the size of the module's workspace global (SG_META_WORKSPACE_SYMBOL,
+ * the grid-split variants'). The HIP double reads the same line from any
+ * image (a test object's text). */
+__attribute__((unused)) static size_t fake_workspace_size(const char *image, size_t size) {
+  static const char sym[] = " .b8 " SG_META_WORKSPACE_SYMBOL "[";
+  size_t n = sizeof sym - 1;
+  for (size_t i = 0; i + n < size; i++) {
+    if (memcmp(image + i, sym, n) != 0)
+      continue;
+    size_t line = i;
+    while (line > 0 && image[line - 1] != '\n')
+      line--;
+    int global = 0;
+    for (size_t k = line; k + 7 <= i && !global; k++)
+      global = memcmp(image + k, ".global", 7) == 0;
+    if (!global)
+      continue;
+    unsigned long long v = 0;
+    size_t j = i + n;
+    while (j < size && image[j] >= '0' && image[j] <= '9' && v <= (1ull << 32))
+      v = v * 10 + (unsigned long long)(image[j++] - '0');
+    return j < size && image[j] == ']' && v <= (1ull << 32) ? (size_t)v : 0;
+  }
+  return 0;
 }
 
 /* ---- host execution of softmax ---- */

@@ -12,7 +12,19 @@
  * cuOccupancyMaxActiveClusters answer n (unset: it fails), FAKE_CUDA_CLUSTERS16=n
  * that for the non-portable clusters (over 8) alone. Calls that need
  * a context fail with CUDA_ERROR_INVALID_CONTEXT unless one is pushed, which
- * checks the runtime's push/pop discipline. */
+ * checks the runtime's push/pop discipline.
+ *
+ * Grid-split variants ("variant grid"): FAKE_CUDA_BLOCKS_PER_SM=n (default 2)
+ * blocks of any kernel stay resident per multiprocessor (4 of them);
+ * FAKE_CUDA_COOPERATIVE=0 makes the device lack cooperative launch. A PTX
+ * text's ".global .align A .b8 softgen_workspace[BYTES]" becomes a zeroed
+ * buffer of the module (cuModuleGetGlobal_v2; CUDA_ERROR_NOT_FOUND without
+ * it). A launch of a grid-split variant must be cooperative (cuLaunchKernelEx
+ * with attribute 2), of at most the resident blocks
+ * (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), and its last parameter a W-byte
+ * slice of the workspace, 128-byte aligned and all zero (the kernel's
+ * contract): the launch logs it as ws=+OFFSET in the global, and fails with
+ * CUDA_ERROR_INVALID_VALUE, logging why, otherwise. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +41,15 @@ typedef struct fake_module fake_module;
 typedef struct fake_function {
   fake_module *module;
   const char *name;
+  const sg_meta_variant *variant; /* NULL: the kernel */
 } fake_function;
 struct fake_module {
   sg_meta meta;
   char *image; /* a copy, to resolve kernel names as the driver would */
   size_t size;
   fake_function fns[1 + SG_META_MAX_VARIANTS]; /* [0] the kernel, [1 + i] variant i */
+  unsigned char *workspace; /* softgen_workspace, zeroed (NULL: the image has none) */
+  size_t workspace_bytes;
 };
 
 static int ctx_depth;
@@ -114,20 +129,30 @@ FAKE_API CUresult cuDeviceGetAttribute(int *value, int attrib, int dev) {
     *value = major >= 9;
   else if (attrib == 16) /* multiprocessors */
     *value = 4;
+  else if (attrib == 95) { /* cooperative launch */
+    const char *c = fake_env(PFX, "COOPERATIVE");
+    *value = !c || atoi(c) != 0;
+  }
   else
     return 1;
   return 0;
 }
 
-/* Two blocks of any size stay resident per multiprocessor: 8 on the device. */
+/* Blocks of any size resident per multiprocessor: FAKE_CUDA_BLOCKS_PER_SM, or 2 (8 on
+ * the device). */
+static int blocks_per_sm(void) {
+  const char *n = fake_env(PFX, "BLOCKS_PER_SM");
+  return n ? atoi(n) : 2;
+}
+
 FAKE_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *fn, int block,
                                                               size_t smem) {
-  (void)fn;
   (void)smem;
   INJECT(cuOccupancyMaxActiveBlocksPerMultiprocessor);
   NEED_CTX(cuOccupancyMaxActiveBlocksPerMultiprocessor);
-  fake_log(PFX, "cuOccupancyMaxActiveBlocksPerMultiprocessor block=%d", block);
-  *blocks = 2;
+  fake_log(PFX, "cuOccupancyMaxActiveBlocksPerMultiprocessor block=%d fn=%s -> %d", block,
+           ((fake_function *)fn)->name, blocks_per_sm());
+  *blocks = blocks_per_sm();
   return 0;
 }
 
@@ -228,6 +253,17 @@ FAKE_API CUresult cuModuleLoadData(void **mod, const void *image) {
   }
   memcpy(m->image, image, size);
   m->size = size;
+  size_t ws = fake_workspace_size(m->image, m->size);
+  if (ws) { /* the loader zero-initialises globals */
+    m->workspace = aligned_alloc(256, (ws + 255) / 256 * 256);
+    if (!m->workspace) {
+      free(m->image);
+      free(m);
+      return 2;
+    }
+    memset(m->workspace, 0, ws);
+    m->workspace_bytes = ws;
+  }
   *mod = m;
   return 0;
 }
@@ -243,7 +279,8 @@ FAKE_API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
       few = 1 + i;
   if ((!few && strcmp(m->meta.kernel, name) != 0) || !fake_has_entry(m->image, m->size, name))
     return 500;
-  m->fns[few] = (fake_function){m, few ? m->meta.variants[few - 1].kernel : m->meta.kernel};
+  m->fns[few] = (fake_function){m, few ? m->meta.variants[few - 1].kernel : m->meta.kernel,
+                                 few ? &m->meta.variants[few - 1] : NULL};
   *fn = &m->fns[few];
   return 0;
 }
@@ -252,8 +289,63 @@ FAKE_API CUresult cuModuleUnload(void *mod) {
   NEED_CTX(cuModuleUnload);
   fake_log(PFX, "cuModuleUnload");
   free(((fake_module *)mod)->image);
+  free(((fake_module *)mod)->workspace);
   free(mod);
   return 0;
+}
+
+FAKE_API CUresult cuModuleGetGlobal_v2(unsigned long long *dptr, size_t *bytes, void *mod,
+                                       const char *name) {
+  INJECT(cuModuleGetGlobal_v2);
+  NEED_CTX(cuModuleGetGlobal_v2);
+  fake_module *m = mod;
+  int found = strcmp(name, SG_META_WORKSPACE_SYMBOL) == 0 && m->workspace;
+  fake_log(PFX, "cuModuleGetGlobal_v2 name=%s -> %s%zu", name, found ? "bytes=" : "not found ",
+           found ? m->workspace_bytes : (size_t)0);
+  if (!found)
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+  if (dptr)
+    *dptr = (unsigned long long)(uintptr_t)m->workspace;
+  if (bytes)
+    *bytes = m->workspace_bytes;
+  return 0;
+}
+
+/* A grid-split variant's launch (fn->variant->split): cooperative, of at most
+ * the resident blocks, its last parameter (params[nargs]) a zeroed W-byte
+ * slice of the module's workspace, 128-byte aligned. Appends " ws=+OFFSET" to
+ * line; returns 0, or the error (logged with line) when one does not hold. */
+static CUresult check_grid_launch(const fake_function *fn, int cooperative, unsigned blocks,
+                                  void **params, char *line, size_t cap) {
+  const fake_module *m = fn->module;
+  const sg_meta_variant *v = fn->variant;
+  const char *why = NULL;
+  CUresult err = 1; /* CUDA_ERROR_INVALID_VALUE */
+  size_t at = strlen(line);
+  uintptr_t ws = 0, base = (uintptr_t)m->workspace;
+  if (!cooperative)
+    why = "a grid-split variant launched without the cooperative attribute";
+  else if (blocks > (unsigned)blocks_per_sm() * 4) {
+    why = "more blocks than stay resident";
+    err = 720; /* CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE */
+  } else {
+    memcpy(&ws, params[m->meta.nargs], sizeof ws);
+    if (!base || ws < base || ws - base > m->workspace_bytes ||
+        m->workspace_bytes - (ws - base) < v->workspace)
+      why = "the workspace slice is not in softgen_workspace";
+    else if (ws % 128)
+      why = "the workspace slice is not 128-byte aligned";
+    else
+      for (uint64_t i = 0; i < v->workspace && !why; i++)
+        if (((const unsigned char *)ws)[i])
+          why = "the workspace slice is not zero";
+  }
+  if (!why) {
+    snprintf(line + at, cap - at, " ws=+%llu", (unsigned long long)(ws - base));
+    return 0;
+  }
+  fake_log(PFX, "%s -> %s", line, why);
+  return err;
 }
 
 FAKE_API CUresult cuFuncSetAttribute(void *fn, int attrib, int value) {
@@ -277,6 +369,12 @@ FAKE_API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz
            "extra=0x%llx",
            ((fake_function *)fn)->name, gx, gy, gz, bx, by, bz, smem, (unsigned long long)(uintptr_t)stream,
            (unsigned long long)(uintptr_t)extra);
+  const fake_function *f = fn;
+  CUresult err = f->variant && f->variant->split
+                     ? check_grid_launch(f, 0, gx * gy * gz, params, line, sizeof line)
+                     : 0;
+  if (err)
+    return err;
   fake_run(PFX, m, params, line, sizeof line);
   return 0;
 }
@@ -293,14 +391,30 @@ FAKE_API CUresult cuLaunchKernelEx(const fake_config *c, void *fn, void **params
                     ((fake_function *)fn)->name, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem,
                     (unsigned long long)(uintptr_t)c->stream,
                     (unsigned long long)(uintptr_t)extra, c->nattrs);
-  for (unsigned i = 0; i < c->nattrs && at > 0 && (size_t)at < sizeof line; i++)
-    at += snprintf(line + at, sizeof line - (size_t)at, " attr%u=%d:%u,%u,%u", i, c->attrs[i].id,
-                   c->attrs[i].value[0], c->attrs[i].value[1], c->attrs[i].value[2]);
+  int cooperative = 0;
+  for (unsigned i = 0; i < c->nattrs && at > 0 && (size_t)at < sizeof line; i++) {
+    if (c->attrs[i].id == 2) { /* cooperative: an int */
+      int on;
+      memcpy(&on, c->attrs[i].value, sizeof on);
+      cooperative |= on != 0;
+      at += snprintf(line + at, sizeof line - (size_t)at, " attr%u=2:%d", i, on);
+    } else
+      at += snprintf(line + at, sizeof line - (size_t)at, " attr%u=%d:%u,%u,%u", i,
+                     c->attrs[i].id, c->attrs[i].value[0], c->attrs[i].value[1],
+                     c->attrs[i].value[2]);
+  }
   for (unsigned i = 0; i < c->nattrs; i++)
     if (c->attrs[i].id == 4 && c->attrs[i].value[0] && c->gx % c->attrs[i].value[0]) {
       fake_log(PFX, "%s -> grid not a multiple of the cluster", line);
       return 1;
     }
+  const fake_function *f = fn;
+  CUresult err = f->variant && f->variant->split
+                     ? check_grid_launch(f, cooperative, c->gx * c->gy * c->gz, params, line,
+                                         sizeof line)
+                     : 0;
+  if (err)
+    return err;
   fake_run(PFX, m, params, line, sizeof line);
   return 0;
 }
@@ -488,6 +602,7 @@ FAKE_API CUresult cuGetErrorName(CUresult err, const char **name) {
                {801, "CUDA_ERROR_NOT_SUPPORTED"},
                {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
                {719, "CUDA_ERROR_LAUNCH_FAILED"},
+               {720, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"},
                {999, "CUDA_ERROR_UNKNOWN"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (names[i].code == err) {

@@ -7,7 +7,15 @@
  * "gfx942:sramecc+:xnack-"), a log line per call (FAKE_HIP_LOG) and error
  * injection (FAKE_HIP_FAIL=fn:code); see fake_common.h. Calls that act on a
  * device fail with hipErrorInvalidDevice (101) unless device 0.. is current,
- * and the current device is logged when it changes. */
+ * and the current device is logged when it changes. Function handles name the
+ * kernel they are (the module's kernel or a few-rows variant of its
+ * metadata). An image's ".global ... .b8 softgen_workspace[BYTES]" line
+ * becomes a zeroed buffer of the module (hipModuleGetGlobal; hipErrorNotFound
+ * without it); a grid-split variant launches only through
+ * hipModuleLaunchCooperativeKernel, its last parameter a zeroed slice of that
+ * buffer (logged as ws=+OFFSET; a wrong one fails with hipErrorInvalidValue).
+ * Built with -DFAKE_NO_COOPERATIVE (libfake_hip_nocoop.so) it lacks
+ * hipModuleLaunchCooperativeKernel. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +26,19 @@
 #define PFX "FAKE_HIP"
 
 typedef int hipError_t;
-typedef struct fake_module {
+typedef struct fake_module fake_module;
+/* A function handle: the module's kernel or one of its few-rows variants. */
+typedef struct fake_function {
+  fake_module *module;
+  const char *name;
+  const sg_meta_variant *variant; /* NULL: the kernel */
+} fake_function;
+struct fake_module {
   sg_meta meta;
-} fake_module;
+  fake_function fns[1 + SG_META_MAX_VARIANTS]; /* [0] the kernel, [1 + i] variant i */
+  unsigned char *workspace; /* softgen_workspace, zeroed (NULL: the image has none) */
+  size_t workspace_bytes;
+};
 
 static int current_device;
 static int initialized;
@@ -98,6 +116,16 @@ FAKE_API hipError_t hipModuleLoadData(void **mod, const void *image) {
   }
   fake_log(PFX, "hipModuleLoadData device=%d kind=%s bytes=%zu kernel=%s", current_device, kind,
            size, m->meta.kernel);
+  size_t ws = fake_workspace_size(image, size);
+  if (ws) { /* the loader zero-initialises globals */
+    m->workspace = aligned_alloc(256, (ws + 255) / 256 * 256);
+    if (!m->workspace) {
+      free(m);
+      return 2;
+    }
+    memset(m->workspace, 0, ws);
+    m->workspace_bytes = ws;
+  }
   *mod = m;
   return 0;
 }
@@ -106,15 +134,79 @@ FAKE_API hipError_t hipModuleGetFunction(void **fn, void *mod, const char *name)
   INJECT(hipModuleGetFunction);
   fake_module *m = mod;
   fake_log(PFX, "hipModuleGetFunction name=%s", name);
-  if (strcmp(m->meta.kernel, name) != 0)
+  int few = 0; /* 1 + the variant's index, or 0 for the kernel */
+  for (int i = 0; i < m->meta.nvariants && !few; i++)
+    if (strcmp(m->meta.variants[i].kernel, name) == 0)
+      few = 1 + i;
+  if (!few && strcmp(m->meta.kernel, name) != 0)
     return 500;
-  *fn = m;
+  m->fns[few] = (fake_function){m, few ? m->meta.variants[few - 1].kernel : m->meta.kernel,
+                                 few ? &m->meta.variants[few - 1] : NULL};
+  *fn = &m->fns[few];
   return 0;
 }
 
 FAKE_API hipError_t hipModuleUnload(void *mod) {
   fake_log(PFX, "hipModuleUnload");
+  free(((fake_module *)mod)->workspace);
   free(mod);
+  return 0;
+}
+
+FAKE_API hipError_t hipModuleGetGlobal(void **dptr, size_t *bytes, void *mod, const char *name) {
+  INJECT(hipModuleGetGlobal);
+  fake_module *m = mod;
+  int found = strcmp(name, SG_META_WORKSPACE_SYMBOL) == 0 && m->workspace;
+  fake_log(PFX, "hipModuleGetGlobal name=%s -> %s%zu", name, found ? "bytes=" : "not found ",
+           found ? m->workspace_bytes : (size_t)0);
+  if (!found)
+    return 500; /* hipErrorNotFound */
+  if (dptr)
+    *dptr = m->workspace;
+  if (bytes)
+    *bytes = m->workspace_bytes;
+  return 0;
+}
+
+/* Logs a launch of fn and runs it; a grid-split variant only cooperatively,
+ * its last parameter a zeroed slice of the module's workspace, 128-byte
+ * aligned (logged as ws=+OFFSET). */
+static hipError_t launch(const char *what, int cooperative, void *fn, unsigned gx, unsigned gy,
+                         unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                         void *stream, void **params, void **extra) {
+  const fake_function *f = fn;
+  const fake_module *mod = f->module;
+  const sg_meta *m = &mod->meta;
+  char line[2048];
+  size_t at = (size_t)snprintf(line, sizeof line,
+                               "%s device=%d fn=%s grid=%u,%u,%u block=%u,%u,%u smem=%u "
+                               "stream=0x%llx extra=0x%llx",
+                               what, current_device, f->name, gx, gy, gz, bx, by, bz, smem,
+                               (unsigned long long)(uintptr_t)stream,
+                               (unsigned long long)(uintptr_t)extra);
+  if (f->variant && f->variant->split) {
+    const char *why = NULL;
+    uintptr_t ws = 0, base = (uintptr_t)mod->workspace;
+    if (!cooperative)
+      why = "a grid-split variant launched without cooperation";
+    else {
+      memcpy(&ws, params[m->nargs], sizeof ws);
+      if (!base || ws < base || ws - base > mod->workspace_bytes ||
+          mod->workspace_bytes - (ws - base) < f->variant->workspace)
+        why = "the workspace slice is not in softgen_workspace";
+      else if (ws % 128)
+        why = "the workspace slice is not 128-byte aligned";
+      for (uint64_t i = 0; !why && i < f->variant->workspace; i++)
+        if (((const unsigned char *)ws)[i])
+          why = "the workspace slice is not zero";
+    }
+    if (why) {
+      fake_log(PFX, "%s -> %s", line, why);
+      return 1; /* hipErrorInvalidValue */
+    }
+    snprintf(line + at, sizeof line - at, " ws=+%llu", (unsigned long long)(ws - base));
+  }
+  fake_run(PFX, m, params, line, sizeof line);
   return 0;
 }
 
@@ -122,16 +214,20 @@ FAKE_API hipError_t hipModuleLaunchKernel(void *fn, unsigned gx, unsigned gy, un
                                           unsigned bx, unsigned by, unsigned bz, unsigned smem,
                                           void *stream, void **params, void **extra) {
   INJECT(hipModuleLaunchKernel);
-  const sg_meta *m = &((fake_module *)fn)->meta;
-  char line[2048];
-  snprintf(line, sizeof line,
-           "hipModuleLaunchKernel device=%d fn=%s grid=%u,%u,%u block=%u,%u,%u smem=%u "
-           "stream=0x%llx extra=0x%llx",
-           current_device, m->kernel, gx, gy, gz, bx, by, bz, smem,
-           (unsigned long long)(uintptr_t)stream, (unsigned long long)(uintptr_t)extra);
-  fake_run(PFX, m, params, line, sizeof line);
-  return 0;
+  return launch("hipModuleLaunchKernel", 0, fn, gx, gy, gz, bx, by, bz, smem, stream, params,
+                extra);
 }
+
+#ifndef FAKE_NO_COOPERATIVE
+FAKE_API hipError_t hipModuleLaunchCooperativeKernel(void *fn, unsigned gx, unsigned gy,
+                                                     unsigned gz, unsigned bx, unsigned by,
+                                                     unsigned bz, unsigned smem, void *stream,
+                                                     void **params) {
+  INJECT(hipModuleLaunchCooperativeKernel);
+  return launch("hipModuleLaunchCooperativeKernel", 1, fn, gx, gy, gz, bx, by, bz, smem, stream,
+                params, NULL);
+}
+#endif
 
 FAKE_API hipError_t hipMalloc(void **ptr, size_t bytes) {
   INJECT(hipMalloc);
