@@ -61,7 +61,9 @@
  * of a row exchange partial results through a global-memory workspace and
  * wait for each other at a barrier in it, so:
  *   - NAME takes the kernel's parameters (the "arg" lines) and one more, last:
- *     a pointer to this launch's workspace slice, W bytes (1 to 2^31), aligned
+ *     a pointer to this launch's workspace slice, W bytes (1 to 2^31; softgen's
+ *     grid lines of one object all give the same W: their kernels share a slice,
+ *     each using an area of its own), aligned
  *     to 128 bytes, zero when first used; between launches it holds NAME's
  *     own state (the last launch's tagged partials), which the launcher
  *     keeps as it is: no clearing, no sharing between streams. NAME computes

@@ -258,7 +258,8 @@ static LLVMValueRef ws_word(sgc_ctx *cx, unsigned pass, LLVMValueRef rank, unsig
   LLVMValueRef slot = LLVMBuildURem(b, cx->row_block, LLVMConstInt(cx->i64, pl->max_rows, 0), "");
   LLVMValueRef off = LLVMBuildAdd(
       b, LLVMBuildMul(b, slot, LLVMConstInt(cx->i64, sgp_grid_row_bytes(pl), 0), ""),
-      LLVMConstInt(cx->i64, (uint64_t)pass * pl->cluster * 16 + 8 * k, 0), "");
+      LLVMConstInt(cx->i64,
+                   pl->workspace_offset + (uint64_t)pass * pl->cluster * 16 + 8 * k, 0), "");
   off = LLVMBuildAdd(b, off, LLVMBuildMul(b, rank, LLVMConstInt(cx->i64, 16, 0), ""), "grid.word");
   return LLVMBuildGEP2(b, LLVMInt8TypeInContext(cx->ctx), cx->workspace, &off, 1, "");
 }
@@ -273,11 +274,13 @@ LLVMValueRef sgc_grid_tag(sgc_ctx *cx) {
 
 /* A grid split (plan->grid_split): the row's `cluster` blocks are blocks of
  * the grid, so their partials meet in global memory, in the workspace
- * (plan/plan.h, sgp_grid_row_bytes) the runtime gives each stream. A launch
- * has a number, its tag: the tag the block's own words hold, plus one (every
- * launch on the stream writes every word of its row blocks once, so at rest
- * they all hold the last launch's; cx->grid_tag, loaded as the row block
- * starts, sgc_grid_tag: thread 0's counts). Thread 0 of each block stores the block's
+ * (plan/plan.h, sgp_grid_row_bytes) the runtime gives each stream, in this
+ * variant's own area of it (plan->workspace_offset). A launch has a number,
+ * its tag: the tag the block's own words hold, plus one (every launch of the
+ * variant on the stream writes every word of its row blocks once, and no
+ * other kernel writes them, so at rest the words of a row block all hold the
+ * same tag; cx->grid_tag, loaded as the row block starts, sgc_grid_tag:
+ * thread 0's counts). Thread 0 of each block stores the block's
  * partial, each float in one 8-byte word beside the tag; the first wave then
  * loads every block's words (lane l those of blocks l, l + wave, ...) until
  * all carry this launch's tag, reduces them with the butterfly, and lane 0

@@ -131,7 +131,11 @@ struct sg_plan {
                                each other there (codegen/reduce.c, the grid stage), so the
                                launch is cooperative and takes the workspace as one more
                                argument (softgen/meta.h "variant grid") */
-  unsigned workspace_bytes; /* grid_split: the workspace a launch needs (sgp_workspace_bytes) */
+  unsigned workspace_bytes;  /* grid_split: a stream's slice of the workspace, shared by all
+                                the plan's grid splits (plan/resolve.c, resolve_few) */
+  unsigned workspace_offset; /* grid_split: where this variant's area of the slice starts:
+                                each grid split has its own, so that every word of a row
+                                block's area only ever holds this variant's tags */
 };
 
 /* The workgroups of a hardware cluster (1: none; a grid split's are not one). */

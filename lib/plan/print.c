@@ -114,10 +114,10 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             "resident at once (sgrt_launch_geometry)\n", pl->max_rows, pl->rows_per_block,
             pl->cluster);
   if (pl->grid_split)
-    fprintf(f, "  workspace         %u bytes a launch (a stream's slice, the last argument): "
-            "%u row blocks x %u pass%s x %u partials, each float beside the launch's tag\n",
-            pl->workspace_bytes, pl->max_rows, pl->passes, pl->passes == 1 ? "" : "es",
-            pl->cluster);
+    fprintf(f, "  workspace         a stream's slice of %u bytes (the last argument), from "
+            "byte %u: %u row blocks x %u pass%s x %u partials, each float beside the launch's "
+            "tag\n", pl->workspace_bytes, pl->workspace_offset, pl->max_rows, pl->passes,
+            pl->passes == 1 ? "" : "es", pl->cluster);
   if (pl->alone_smem)
     fprintf(f, "  alone             each block launched with %u bytes of dynamic shared memory "
             "(over half a multiprocessor's): one block a multiprocessor\n", pl->alone_smem);

@@ -326,11 +326,29 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   v->chosen.stage |= !in->c->staging;
   v->chosen.online |= !in->c->online;
   v->max_rows = f->max_rows;
-  if (v->grid_split) /* a row block's tagged partials for each of its max_rows */
-    v->workspace_bytes = v->max_rows * sgp_grid_row_bytes(v);
   if (f->alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)
     v->blocks_per_sm = 0; /* one block a multiprocessor: no register cap to ask for */
   return v;
+}
+
+/* The grid splits' workspace (codegen/reduce.c, the grid stage): one slice a
+ * stream, in which each grid split has an area of its own, a row block's
+ * tagged partials for each of its max_rows. Own areas: a variant's blocks
+ * derive the launch's tag from their own words, so the words of one row
+ * block must only ever be written together, by launches of one variant (two
+ * variants of other splits, launched in turn on one stream, would otherwise
+ * leave a row block's words with two tags, and its blocks waiting for each
+ * other's). */
+static void place_workspace(sg_plan *pl) {
+  unsigned total = 0;
+  for (unsigned i = 0; i < pl->nfew; i++)
+    if (pl->few[i]->grid_split) {
+      pl->few[i]->workspace_offset = total;
+      total += pl->few[i]->max_rows * sgp_grid_row_bytes(pl->few[i]);
+    }
+  for (unsigned i = 0; i < pl->nfew; i++)
+    if (pl->few[i]->grid_split)
+      pl->few[i]->workspace_bytes = total;
 }
 
 static void resolve_few(const sgp_input *in, sg_plan *pl) {
@@ -343,6 +361,7 @@ static void resolve_few(const sgp_input *in, sg_plan *pl) {
     if (v)
       pl->few[pl->nfew++] = v;
   }
+  place_workspace(pl);
   for (unsigned i = 0; i < pl->nfew; i++) {
     sg_plan *v = pl->few[i];
     int len = v->grid_split

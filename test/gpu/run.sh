@@ -12,6 +12,9 @@
 #               4096 (softgen-run has a softmax reference only: suite.py checks the others);
 #               inner-layout objects (set inner) on [M / I, N, I] tensors, I = min(M, 128)
 #   5 suite     test/gpu/suite.py (PyTorch, through the Python binding)
+#   5b grid     test/gpu/grid_split.py: the grid splits of the softmax and log_softmax objects
+#               at M changing from launch to launch, one stream then two (a hang is caught by
+#               its timeout); at most $grid_secs (60) s; its lines go to run.log
 #   6 align     test/gpu/alignment.py: the objects of align/ (every template and dtype at odd N)
 #               on views at every element offset and odd row strides (issue 21); at most
 #               $SOFTGEN_GPU_ALIGN_SECONDS (default 150) of starting objects
@@ -36,6 +39,7 @@ deadline=${SOFTGEN_GPU_DEADLINE:-540}
 # kernels) and the sanitizer stage's (its align kernels start python: 60 s more)
 align_secs=${SOFTGEN_GPU_ALIGN_SECONDS:-150}
 san_secs=$([ "$align_secs" = 0 ] && echo 150 || echo 210)
+grid_secs=60 # the grid stage's share (grid_split.py --max-seconds; 60 more for its timeout)
 jobs_n=$(nproc 2>/dev/null || echo 4)
 t_start=$(date +%s)
 tmp=$(mktemp -d)
@@ -267,7 +271,7 @@ chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
   echo $? >"$l.rc"
 }
 export -f chk
-export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 90 - align_secs - san_secs))
+export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 90 - align_secs - san_secs - grid_secs))
 # M = 4096, or fewer rows where 4096 rows exceed 2^23 elements (the float64 CPU
 # reference of softgen-run is single-threaded; the suite covers large M)
 awk -F'\t' '$2 == "softmax" { print $1 "\t" $4 "\t" $5 }' "$objs/manifest.tsv" | while read -r f n s; do
@@ -339,12 +343,22 @@ py_stage() {
 
 # ---- 5 suite.py ------------------------------------------------------------------------
 t=$(date +%s)
-budget=$(($(left) - san_secs - align_secs))  # keep the align and sanitizer stages' shares
+budget=$(($(left) - san_secs - align_secs - grid_secs))  # keep the later stages' shares
 [ "$budget" -gt 300 ] && budget=300
 if [ "$budget" -lt 30 ]; then
   record suite FAIL "SKIPPED: only $(left) s left" 0
 else
   py_stage suite suite.py "$budget" "$t"
+fi
+
+# ---- 5b grid_split.py -----------------------------------------------------------------
+t=$(date +%s)
+budget=$(($(left) - san_secs - align_secs))
+[ "$budget" -gt "$grid_secs" ] && budget=$grid_secs
+if [ "$budget" -lt 20 ]; then
+  record grid FAIL "SKIPPED: only $(left) s left" 0
+else
+  py_stage grid grid_split.py "$budget" "$t"
 fi
 
 # ---- 6 alignment.py -------------------------------------------------------------------
