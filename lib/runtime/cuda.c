@@ -108,7 +108,9 @@ typedef struct cu_launch_config {
   X(cuMemsetD32Async, (CUdeviceptr dst, unsigned v, size_t n, CUstream s))                   \
   X(cuMemsetD16Async, (CUdeviceptr dst, unsigned short v, size_t n, CUstream s))             \
   X(cuMemAllocManaged, (CUdeviceptr * dptr, size_t bytes, unsigned flags))                   \
-  X(cuModuleGetGlobal_v2, (CUdeviceptr * dptr, size_t * bytes, CUmodule mod, const char *name))
+  X(cuModuleGetGlobal_v2, (CUdeviceptr * dptr, size_t * bytes, CUmodule mod, const char *name)) \
+  X(cuStreamGetCaptureInfo_v2, (CUstream s, int *status, uint64_t *id, void **graph,            \
+                                const void **deps, size_t *ndeps))
 
 typedef struct cu_api {
 #define CU_FIELD(name, params) CUresult(*name) params;
@@ -247,6 +249,22 @@ static sg_status cu_open(int device, rt_driver **out, char *name, size_t name_ca
 
 static int cu_supports_cluster(rt_driver *d) { return d->cluster_launch; }
 static int cu_supports_cooperative(rt_driver *d) { return d->cooperative_launch; }
+
+/* CUstreamCaptureStatus: NONE 0, ACTIVE 1, INVALIDATED 2 (a capture that failed: still
+ * one, the launch into it fails on its own). */
+static int cu_capture_id(rt_driver *d, void *stream, uint64_t *id) {
+  int status = 0;
+  *id = 0;
+  if (!d->api.cuStreamGetCaptureInfo_v2)
+    return -1;
+  int pushed = !is_current(d);
+  if (pushed && d->api.cuCtxPushCurrent_v2(d->ctx) != 0)
+    return -1;
+  CUresult r = d->api.cuStreamGetCaptureInfo_v2(stream, &status, id, NULL, NULL, NULL);
+  if (pushed)
+    pop(d);
+  return r != 0 ? -1 : status != 0;
+}
 
 static sg_status cu_module_function(rt_driver *d, void *module, const char *kernel,
                                     void **function, sg_diag *diag) {
@@ -538,6 +556,7 @@ const rt_driver_ops rt_cuda_ops = {
     .module_unload = cu_module_unload,
     .module_global = cu_module_global,
     .supports_cooperative = cu_supports_cooperative,
+    .capture_id = cu_capture_id,
     .allow_launch = cu_allow_launch,
     .launch = cu_launch,
     .resident_blocks = cu_resident_blocks,

@@ -59,7 +59,8 @@ struct sgrt_runtime {
 enum { SLOT_FREE, SLOT_CLAIMING, SLOT_OWNED };
 typedef struct rt_slot {
   atomic_int state;
-  void *stream; /* the owner, once OWNED */
+  void *stream;     /* the owner, once OWNED: a stream, */
+  uint64_t capture; /* and the graph capture it was claimed in (0: none) */
 } rt_slot;
 
 /* At most this many slots a kernel: the scan at each grid-split launch stays
@@ -776,21 +777,24 @@ sg_status sgrt_kernel_geometry(const sgrt_kernel *k, int64_t rows, sgrt_geometry
  * that is a different stream in each thread, so it cannot own a slot. */
 #define PER_THREAD_STREAM ((void *)(uintptr_t)2)
 
-/* The workspace slot of `stream` (runtime.h: grid-split variants): the one it
- * owns, else the first free one, claimed; -1 when every slot is another
- * stream's (or is being claimed by another thread), or for the per-thread
- * default stream. Slots are claimed in order and never freed, so a free slot
- * means that no later one is owned: the scan can claim the first it meets.
- * Two threads that claim for one stream at once may each get a slot, which is
- * harmless (one stream's launches never overlap); two streams never share
- * one. */
-static int stream_slot(sgrt_kernel *k, void *stream) {
+/* The workspace slot of `stream` in graph capture `capture` (0: launched, not
+ * captured; runtime.h: grid-split variants): the one they own, else the first
+ * free one, claimed; -1 when every slot is another's (or is being claimed by
+ * another thread), or for the per-thread default stream. A captured launch
+ * gets a slot of its capture's own: the graph's replays may run beside later
+ * launches on the stream it was captured on (a stream they do not wait for),
+ * and replays of one graph never overlap each other. Slots are claimed in
+ * order and never freed, so a free slot means that no later one is owned: the
+ * scan can claim the first it meets. Two threads that claim for one stream at
+ * once may each get a slot, which is harmless (one stream's launches never
+ * overlap); two streams, or captures, never share one. */
+static int stream_slot(sgrt_kernel *k, void *stream, uint64_t capture) {
   if (stream == PER_THREAD_STREAM)
     return -1;
   for (unsigned i = 0; i < k->nslots; i++) {
     rt_slot *sl = &k->slots[i];
     int state = atomic_load_explicit(&sl->state, memory_order_acquire);
-    if (state == SLOT_OWNED && sl->stream == stream)
+    if (state == SLOT_OWNED && sl->stream == stream && sl->capture == capture)
       return (int)i;
     if (state != SLOT_FREE)
       continue;
@@ -798,12 +802,13 @@ static int stream_slot(sgrt_kernel *k, void *stream) {
     if (atomic_compare_exchange_strong_explicit(&sl->state, &expected, SLOT_CLAIMING,
                                                 memory_order_acquire, memory_order_acquire)) {
       sl->stream = stream;
+      sl->capture = capture;
       atomic_store_explicit(&sl->state, SLOT_OWNED, memory_order_release);
       return (int)i;
     }
     /* another thread claimed it meanwhile: for its stream, which may be ours
      * (then the slot is in CLAIMING still, or OWNED) */
-    if (expected == SLOT_OWNED && sl->stream == stream)
+    if (expected == SLOT_OWNED && sl->stream == stream && sl->capture == capture)
       return (int)i;
   }
   return -1;
@@ -883,9 +888,16 @@ sg_status sgrt_kernel_launch_ex(sgrt_kernel *k, const sgrt_tensor *tensors, int 
   if ((st = kernel_geometry(k, rows, k->few_resident, &g, diag)))
     return st;
   int slot = -1;
-  if (g.few && m->variants[g.few - 1].split && (slot = stream_slot(k, stream)) < 0) {
-    /* no workspace for this stream: the entry the geometry gives without the
-     * grid-split variants (they share the slots, so none has one) */
+  uint64_t capture = 0;
+  int grid = g.few && m->variants[g.few - 1].split;
+  /* whether the launch is captured into a graph (-1: the back end cannot say) */
+  int captured = !grid                  ? 0
+                 : k->rt->ops->capture_id ? k->rt->ops->capture_id(k->rt->drv, stream, &capture)
+                                          : -1;
+  if (grid && (captured < 0 || (slot = stream_slot(k, stream, captured ? capture : 0)) < 0)) {
+    /* no workspace for this stream (or capture), or no telling whether it
+     * captures: the entry the geometry gives without the grid-split variants
+     * (they share the slots, so none has one) */
     uint64_t resident[SG_META_MAX_VARIANTS];
     for (int i = 0; i < SG_META_MAX_VARIANTS; i++)
       resident[i] = i < m->nvariants && m->variants[i].split ? 0 : k->few_resident[i];

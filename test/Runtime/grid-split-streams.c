@@ -21,6 +21,15 @@
 // RUN: FileCheck --check-prefix=HIP-LOG %s < %t.hip.log
 // RUN: env SOFTGEN_CUDA_LIBRARY=/nonexistent.so FAKE_HIP_LOG=%t.nocoop.log FAKE_HIP_NOEXEC=1 %t hip-nocoop %fake_hip | FileCheck --check-prefix=NOCOOP %s
 // RUN: FileCheck --check-prefix=NOCOOP-LOG %s < %t.nocoop.log
+// Graph captures (mode "capture"; the fake says a stream captures while
+// FAKE_CUDA_CAPTURE holds the capture's id): a launch captured on stream a
+// gets a slot of its capture's own, not stream a's (the graph's replays may
+// run beside later launches on a), the same one for the rest of that capture,
+// another in the next capture; a driver that will not say whether the stream
+// captures ("refuse") gets the kernel, not the grid split.
+// RUN: rm -f %t.cap.log
+// RUN: env SOFTGEN_CUDA_LIBRARY=%fake_cuda FAKE_CUDA_LOG=%t.cap.log FAKE_CUDA_NOEXEC=1 %t capture %t.ptx | FileCheck --check-prefix=CAP %s
+// RUN: FileCheck --check-prefix=CAP-LOG %s < %t.cap.log
 #include "rt_test.h"
 
 static void *stream(uintptr_t s) { return (void *)s; }
@@ -75,6 +84,32 @@ static int cuda(const char *path) {
   return 0;
 }
 
+static int capture(const char *path) {
+  sgrt_runtime *rt = open_or_die(SGRT_BACKEND_CUDA);
+  sgrt_kernel *k = NULL;
+  sg_diag d;
+  report("load", sgrt_kernel_load_file(rt, path, &k, &d), &d);
+  if (!k)
+    return 1;
+  sgrt_tensor t[2];
+  make_tensors(t, 3, 1024, 1024, SG_DTYPE_F16);
+  launch(k, t, 2, stream(0x10), "stream a");
+  setenv("FAKE_CUDA_CAPTURE", "7", 1);
+  launch(k, t, 2, stream(0x10), "stream a, capture 7");
+  launch(k, t, 1, stream(0x10), "stream a, capture 7 again");
+  launch(k, t, 2, stream(0x20), "stream b, capture 7");
+  setenv("FAKE_CUDA_CAPTURE", "8", 1);
+  launch(k, t, 2, stream(0x10), "stream a, capture 8");
+  unsetenv("FAKE_CUDA_CAPTURE");
+  launch(k, t, 2, stream(0x10), "stream a again");
+  setenv("FAKE_CUDA_CAPTURE", "refuse", 1);
+  launch(k, t, 2, stream(0x10), "stream a, capture status refused");
+  unsetenv("FAKE_CUDA_CAPTURE");
+  sgrt_kernel_destroy(k);
+  sgrt_close(rt);
+  return 0;
+}
+
 /* An amdgpu object of test_meta with a grid-split variant and a workspace of
  * 4 slots of 1024 bytes (the line the fake HIP driver reads), sealed. */
 static sgrt_kernel *load_hip(sgrt_runtime *rt) {
@@ -116,6 +151,8 @@ static int hip(void) {
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "cuda") == 0)
     return cuda(argv[2]);
+  if (argc >= 3 && strcmp(argv[1], "capture") == 0)
+    return capture(argv[2]);
   if (argc >= 2 && strcmp(argv[1], "hip") == 0)
     return hip();
   if (argc >= 3 && strcmp(argv[1], "hip-nocoop") == 0) {
@@ -186,3 +223,18 @@ int main(int argc, char **argv) {
 // NOCOOP-LOG-NOT: hipModuleGetGlobal
 // NOCOOP-LOG-NOT: softgen_softmax_f16_n1024_grid
 // NOCOOP-LOG: hipModuleLaunchKernel device=0 fn=softgen_softmax_f16_n1024 grid=1,1,1 {{.*}} M=1
+//
+// CAP: load: SG_OK
+// CAP-COUNT-7: launch: SG_OK
+// CAP-LOG: fn=softgen_softmax_f16_n1024_grid {{.*}} stream=0x10 {{.*}} ws=+0 {{.*}} M=2
+// CAP-LOG-NEXT: cuStreamGetCaptureInfo_v2 stream=0x10 -> capturing, id 7
+// CAP-LOG-NEXT: fn=softgen_softmax_f16_n1024_grid {{.*}} stream=0x10 {{.*}} ws=+1024 {{.*}} M=2
+// CAP-LOG-NEXT: cuStreamGetCaptureInfo_v2 stream=0x10 -> capturing, id 7
+// CAP-LOG-NEXT: fn=softgen_softmax_f16_n1024_grid {{.*}} stream=0x10 {{.*}} ws=+1024 {{.*}} M=1
+// CAP-LOG-NEXT: cuStreamGetCaptureInfo_v2 stream=0x20 -> capturing, id 7
+// CAP-LOG-NEXT: fn=softgen_softmax_f16_n1024_grid {{.*}} stream=0x20 {{.*}} ws=+2048 {{.*}} M=2
+// CAP-LOG-NEXT: cuStreamGetCaptureInfo_v2 stream=0x10 -> capturing, id 8
+// CAP-LOG-NEXT: fn=softgen_softmax_f16_n1024_grid {{.*}} stream=0x10 {{.*}} ws=+3072 {{.*}} M=2
+// CAP-LOG-NEXT: fn=softgen_softmax_f16_n1024_grid {{.*}} stream=0x10 {{.*}} ws=+0 {{.*}} M=2
+// CAP-LOG-NEXT: cuStreamGetCaptureInfo_v2 stream=0x10 -> refused
+// CAP-LOG-NEXT: cuLaunchKernel fn=softgen_softmax_f16_n1024 grid=1,1,1 {{.*}} stream=0x10 {{.*}} M=2

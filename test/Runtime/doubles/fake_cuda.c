@@ -294,6 +294,26 @@ FAKE_API CUresult cuModuleUnload(void *mod) {
   return 0;
 }
 
+/* Capture status: FAKE_CUDA_CAPTURE unset, not capturing; a number, capturing
+ * in the capture of that id (status ACTIVE); "refuse", an error (the driver
+ * will not say: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT). */
+FAKE_API CUresult cuStreamGetCaptureInfo_v2(void *stream, int *status, uint64_t *id,
+                                            void **graph, const void **deps, size_t *ndeps) {
+  INJECT(cuStreamGetCaptureInfo_v2);
+  NEED_CTX(cuStreamGetCaptureInfo_v2);
+  (void)graph, (void)deps, (void)ndeps;
+  const char *e = getenv("FAKE_CUDA_CAPTURE");
+  if (e && strcmp(e, "refuse") == 0) {
+    fake_log(PFX, "cuStreamGetCaptureInfo_v2 stream=%p -> refused", stream);
+    return 906; /* CUDA_ERROR_STREAM_CAPTURE_IMPLICIT */
+  }
+  *status = e ? 1 : 0;
+  *id = e ? strtoull(e, NULL, 10) : 0;
+  if (e) /* logged only while capturing: the other logs stay as they were */
+    fake_log(PFX, "cuStreamGetCaptureInfo_v2 stream=%p -> capturing, id %s", stream, e);
+  return 0;
+}
+
 FAKE_API CUresult cuModuleGetGlobal_v2(unsigned long long *dptr, size_t *bytes, void *mod,
                                        const char *name) {
   INJECT(cuModuleGetGlobal_v2);
