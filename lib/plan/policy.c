@@ -398,7 +398,19 @@ unsigned sgp_policy_tile_chunks(const sg_plan *pl) {
  * tried (experiment 3). */
 #define AUTO_PREFETCH 0
 #define PREFETCH_REGISTERS 64
+/* One exception: rows of at most TINY_ROW_BYTES read, one thread a row in one
+ * access (16-bit N <= 2, f32 N = 1), not flat. A thread then has 4 bytes in
+ * flight, and a multiprocessor too few to cover the memory's latency: the
+ * next row block's load while this one computes doubles it. Measured on an
+ * H100 (softgen-bench, session 18, tools/bench/RESULTS.md "Short rows: the
+ * next row block in flight"): f16 N = 2 at M = 12.8M-402M 0.665-0.745 ->
+ * 0.779-0.848 of the copy; the same prefetch lost 5-60 % at N = 7-225, whose
+ * rows are flat or several threads wide. */
+#define TINY_ROW_BYTES 4
 int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
+  if (pl->threads_per_row == 1 && pl->chunks == 1 && !pl->flat &&
+      (uint64_t)pl->n * in->read_bytes <= TINY_ROW_BYTES)
+    return 1;
   unsigned regs = pl->elems_per_thread * in->read_bytes / 4 + pl->elems_per_thread;
   return AUTO_PREFETCH && pl->block_threads <= 512 && regs <= PREFETCH_REGISTERS;
 }
