@@ -235,20 +235,18 @@ static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
 
 /* An 8-byte word of the workspace, loaded or stored whole (single-copy
  * atomic, relaxed, at the device's scope): a float and its tag never tear. */
+static LLVMValueRef ws_atomic(sgc_ctx *cx, LLVMValueRef access) {
+  const char *scope = cx->hooks->device_scope;
+  LLVMSetOrdering(access, LLVMAtomicOrderingMonotonic);
+  LLVMSetAtomicSyncScopeID(access, LLVMGetSyncScopeID(cx->ctx, scope, strlen(scope)));
+  LLVMSetAlignment(access, 8);
+  return access;
+}
 static LLVMValueRef ws_load(sgc_ctx *cx, LLVMValueRef p) {
-  LLVMValueRef v = LLVMBuildLoad2(cx->b, cx->i64, p, "");
-  LLVMSetOrdering(v, LLVMAtomicOrderingMonotonic);
-  LLVMSetAtomicSyncScopeID(v, LLVMGetSyncScopeID(cx->ctx, cx->hooks->device_scope,
-                                                 strlen(cx->hooks->device_scope)));
-  LLVMSetAlignment(v, 8);
-  return v;
+  return ws_atomic(cx, LLVMBuildLoad2(cx->b, cx->i64, p, ""));
 }
 static void ws_store(sgc_ctx *cx, LLVMValueRef v, LLVMValueRef p) {
-  LLVMValueRef st = LLVMBuildStore(cx->b, v, p);
-  LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
-  LLVMSetAtomicSyncScopeID(st, LLVMGetSyncScopeID(cx->ctx, cx->hooks->device_scope,
-                                                  strlen(cx->hooks->device_scope)));
-  LLVMSetAlignment(st, 8);
+  ws_atomic(cx, LLVMBuildStore(cx->b, v, p));
 }
 
 /* Word k of workgroup `rank`'s partial (i64) of pass `pass` in the row block's area. */

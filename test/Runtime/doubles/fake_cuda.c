@@ -22,8 +22,9 @@
  * it). A launch of a grid-split variant must be cooperative (cuLaunchKernelEx
  * with attribute 2), of at most the resident blocks
  * (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), and its last parameter a W-byte
- * slice of the workspace, 128-byte aligned and all zero (the kernel's
- * contract): the launch logs it as ws=+OFFSET in the global, and fails with
+ * slice of the workspace, 128-byte aligned and all zero (zero as loaded:
+ * this driver's kernels never write it; a real kernel keeps its tagged
+ * partials there): the launch logs it as ws=+OFFSET in the global, and fails with
  * CUDA_ERROR_INVALID_VALUE, logging why, otherwise. */
 #include <stdint.h>
 #include <stdio.h>
