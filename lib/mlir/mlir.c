@@ -87,15 +87,31 @@ static int lexer_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
 }
 
+/* The offset of the first byte from j on that is neither whitespace nor in a
+ * // comment (the lexer skips both between tokens; found by CI's fuzz_mlir: a
+ * comment between `outs(...)` and `permutation` hid a malformed list). */
+static size_t skip_space(const char *p, size_t len, size_t j) {
+  for (;;) {
+    while (j < len && lexer_space(p[j]))
+      j++;
+    if (j + 1 < len && p[j] == '/' && p[j + 1] == '/') {
+      while (j < len && p[j] != '\n')
+        j++;
+      continue;
+    }
+    return j;
+  }
+}
+
 /* MLIR 22's parsers of linalg.broadcast, reduce and transpose crash (a null
  * attribute stored) on anything but a well-formed list after `dimensions =`
  * or `permutation =` in their custom syntax (after `outs(...)`): mlir-opt
- * does too. Where the word at p[i] is one of those, after a `)` and before
- * `=`, the offset of the first byte that breaks
- * `[ int (, int)* ]` or `[ ]`, its ints of at most 18 digits (len: the text
- * ends first); SIZE_MAX when it is
- * well formed or not such a list. */
-static size_t bad_int_list(const char *p, size_t len, size_t i) {
+ * does too. Where the word at p[i] is one of those and the token before it
+ * (prev: its last byte, comments and whitespace skipped) is a `)`, the offset
+ * of the first byte that breaks `= [ int (, int)* ]` or `= [ ]`, its ints of at
+ * most 18 digits (len: the text ends first); SIZE_MAX when it is well formed or
+ * not such a list. */
+static size_t bad_int_list(const char *p, size_t len, size_t i, char prev) {
   static const char *const words[] = {"dimensions", "permutation"};
   size_t j = i;
   while (j < len && ident_char(p[j]))
@@ -103,19 +119,15 @@ static size_t bad_int_list(const char *p, size_t len, size_t i) {
   int match = 0;
   for (size_t w = 0; w < 2 && !match; w++)
     match = j - i == strlen(words[w]) && memcmp(p + i, words[w], j - i) == 0;
-#define SKIP_WS() while (j < len && lexer_space(p[j])) j++
-  SKIP_WS();
-  size_t before = i; /* the op's custom syntax: after its outs(...) */
-  while (before > 0 && lexer_space(p[before - 1]))
-    before--;
-  if (!match || before == 0 || p[before - 1] != ')' || j >= len || p[j] != '=')
+  if (!match || prev != ')')
     return SIZE_MAX;
-  j++;
-  SKIP_WS();
+  j = skip_space(p, len, j);
+  if (j >= len || p[j] != '=')
+    return SIZE_MAX;
+  j = skip_space(p, len, j + 1);
   if (j >= len || p[j] != '[')
     return j;
-  j++;
-  SKIP_WS();
+  j = skip_space(p, len, j + 1);
   if (j < len && p[j] == ']')
     return SIZE_MAX;
   for (;;) {
@@ -126,15 +138,13 @@ static size_t bad_int_list(const char *p, size_t len, size_t i) {
       j++;
     if (j == digits || j - digits > 18) /* no integer, or one that may not fit in 64 bits */
       return digits;
-    SKIP_WS();
+    j = skip_space(p, len, j);
     if (j < len && p[j] == ']')
       return SIZE_MAX;
     if (j >= len || p[j] != ',')
       return j;
-    j++;
-    SKIP_WS();
+    j = skip_space(p, len, j + 1);
   }
-#undef SKIP_WS
 }
 
 /* What MLIR's parser would not survive, outside string literals and //
@@ -145,6 +155,7 @@ static size_t bad_int_list(const char *p, size_t len, size_t i) {
  * when there is neither. */
 static int check_text(const char *p, size_t len, unsigned *line, unsigned *col) {
   unsigned depth = 0, ln = 1, cl = 1;
+  char prev = 0; /* the last byte before p[i] outside whitespace and comments */
   for (size_t i = 0; i < len; i++, cl++) {
     char c = p[i];
     if (c == '\n') {
@@ -159,8 +170,9 @@ static int check_text(const char *p, size_t len, unsigned *line, unsigned *col) 
     } else if (c == '/' && i + 1 < len && p[i + 1] == '/') {
       while (i + 1 < len && p[i + 1] != '\n')
         i++;
+      continue; /* a comment: prev stays */
     } else if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && (i == 0 || !ident_char(p[i - 1]))) {
-      size_t bad = bad_int_list(p, len, i);
+      size_t bad = bad_int_list(p, len, i, prev);
       if (bad != SIZE_MAX) {
         position(p, bad, line, col);
         return 2;
@@ -175,6 +187,8 @@ static int check_text(const char *p, size_t len, unsigned *line, unsigned *col) 
                depth) {
       depth--;
     }
+    if (!lexer_space(c))
+      prev = c; /* a string's opening quote stands for it */
   }
   return 0;
 }
