@@ -72,15 +72,44 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * shared memory need no parallelism a row), more threads for longer rows;
  * its block holds at least FLAT_BLOCK_BYTES of the rows (256 threads, up to
  * 1024 for the shortest rows) so that a block's copies keep bytes in flight.
- * No blocks a multiprocessor asked of the register allocator: under the cap
- * that the shared memory would allow (8 blocks of 256 threads: 32 registers),
- * f16 rows of 17-250 spilled 84-184 bytes (ptxas -v).
+ * No blocks a multiprocessor asked of the register allocator for the usual
+ * share (below): under the cap that the shared memory would allow (8 blocks
+ * of 256 threads: 32 registers), f16 rows of 17-250 spilled 84-184 bytes
+ * (ptxas -v).
  * Not for peeled rows, the host (no shared-memory copies) or where
- * constraints fix the shape. */
+ * constraints fix the shape.
+ * A thread's share of a row: at most FLAT_ELEMS_PER_THREAD elements, or
+ * FLAT_THREAD_READ_BYTES of reads where that is more (rows of one 16-bit
+ * read: 32 elements), in at most FLAT_MAX_CHUNKS vectors. A block's span, and
+ * so the bytes a multiprocessor has in flight, doubles: its blocks' copies
+ * are the kernel's only loads, and at 16-bit N = 17-225 two threads a row left
+ * 17-29 KB in flight a multiprocessor (its registers allow 4-6 blocks of 256
+ * threads). Measured on an H100 (softgen-bench, the sweep's 126 shapes of N <=
+ * 512, session 19, tools/bench/RESULTS.md "Flat rows: a thread's share"):
+ * f16 softmax 20950170 x 17 0.605 -> 0.913 of the copy, 1975349 x 71 0.70 ->
+ * 0.84, 1351586 x 179 0.73 -> 0.92, 4875253 x 46 0.84 -> 0.96; where a thread
+ * held 26-29 vectors (N = 53, 101, 225) ptxas gave it 120-128 registers
+ * against 54-64, and it lost 0.05-0.08: hence FLAT_MAX_CHUNKS. f32 rows (64
+ * bytes is 16 elements) and rows of two reads keep 16: at 32 f32 elements
+ * they measured mixed (-0.04 to +0.19) and took 120-126 registers.
+ * A thread of more than FLAT_UNCAPPED_ELEMS elements asks the register
+ * allocator for FLAT_WIDE_THREADS_PER_SM threads a multiprocessor (64
+ * registers; sgp_policy_flat_blocks_per_sm). ptxas, at every N of 17-192 that
+ * the share changes (single-read 16-bit templates: softmax, log_softmax,
+ * causal, scaled, safe): threads of up to 21 elements took at most 64
+ * registers uncapped; of 22-24, up to 115 (79-115 at N = 43-47, 85-95,
+ * 169-185), and 64 capped, no spills. Threads of 21 or fewer get no cap: one
+ * raised f16 N = 17 from 48 registers to 64, a block a multiprocessor fewer.
+ * The cap itself is not timed yet (predicted: 2-3 blocks a multiprocessor ->
+ * 4 where it applies). */
 #define FLAT_ROW_BYTES 512
 #define FLAT_MAX_VECTOR_BYTES 4
 #define FLAT_MIN_VECTORS 5
 #define FLAT_ELEMS_PER_THREAD 16
+#define FLAT_THREAD_READ_BYTES 64
+#define FLAT_MAX_CHUNKS 24
+#define FLAT_UNCAPPED_ELEMS 21
+#define FLAT_WIDE_THREADS_PER_SM 1024
 #define FLAT_BLOCK_BYTES 4096
 #define MIN_BLOCK_THREADS_FLAT 256
 static int flat_rows(const sgp_input *in, const sg_plan *pl) {
@@ -113,11 +142,16 @@ uint64_t sgp_flat_bytes(const sg_template *t, const sg_plan *pl) {
   return bytes;
 }
 unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl) {
-  uint64_t n = (uint64_t)in->p->n, t = 1;
-  (void)pl;
-  while ((n + t - 1) / t > FLAT_ELEMS_PER_THREAD)
+  uint64_t n = (uint64_t)in->p->n, t = 1, v = pl->vec;
+  uint64_t e = in->read_bytes ? FLAT_THREAD_READ_BYTES / in->read_bytes : 0;
+  e = e > FLAT_ELEMS_PER_THREAD ? e : FLAT_ELEMS_PER_THREAD;
+  while ((n + t - 1) / t > e || (n + v * t - 1) / (v * t) > FLAT_MAX_CHUNKS)
     t *= 2;
   return (unsigned)t;
+}
+unsigned sgp_policy_flat_blocks_per_sm(const sg_plan *pl) {
+  unsigned per_sm = FLAT_WIDE_THREADS_PER_SM / pl->block_threads;
+  return pl->flat && pl->elems_per_thread > FLAT_UNCAPPED_ELEMS && per_sm > 1 ? per_sm : 0;
 }
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {
   unsigned b = MIN_BLOCK_THREADS_FLAT, most = pl->target->max_block_threads;

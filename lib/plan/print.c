@@ -72,7 +72,7 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   else
     fprintf(f, "  staging           registers (each thread holds its values across the "
             "passes)%s\n", a[pl->chosen.stage]);
-  if (!pl->stage && pl->blocks_per_sm) /* peeled rows: registers capped (.minnctapersm) */
+  if (!pl->stage && pl->blocks_per_sm) /* peeled or wide flat rows: registers capped */
     fprintf(f, "  resident          %u blocks a multiprocessor asked of the register "
             "allocator  (auto)\n", pl->blocks_per_sm);
   unsigned passes = pl->passes;

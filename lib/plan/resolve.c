@@ -265,6 +265,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   if (pl->flat) { /* within the limit: rows of at most 1 KB, at most 1024 a block */
     pl->stage_pitch = (unsigned)pl->n;
     pl->stage_bytes = (unsigned)sgp_flat_bytes(t, pl);
+    pl->blocks_per_sm = sgp_policy_flat_blocks_per_sm(pl);
   }
   *in_out = in;
   *out = pl;
