@@ -68,8 +68,8 @@ typedef struct rt_driver_ops {
   int (*supports_cooperative)(rt_driver *d);
   /* Whether stream is being captured into a graph: 0 no, 1 yes (*id: the capture
    * sequence's id, unique in the process), -1 unknown (no entry point, or the driver
-   * refuses to say: the caller then takes no grid split). NULL: unknown, always (HIP for
-   * now, whose grid splits never launch: it reports no resident blocks; the host). */
+   * refuses to say: the caller then takes no grid split). NULL: unknown, always (the
+   * host). */
   int (*capture_id)(rt_driver *d, void *stream, uint64_t *id);
   /* Opts function in to what its launches need beyond the defaults: `smem`
    * bytes of dynamic shared memory (any: 48 KB bound static + dynamic), clusters of `cluster` blocks

@@ -16,7 +16,11 @@
  * "" and runtime.c skips the arch pre-check (the driver still rejects a wrong
  * code object at hipModuleLoadData). HIP has no cluster launch; cooperative
  * launches (the grid-split variants') go through hipModuleLaunchCooperativeKernel,
- * optional: without it those variants are dropped at load. */
+ * optional: without it those variants are dropped at load. Resident blocks come
+ * from hipModuleOccupancyMaxActiveBlocksPerMultiprocessor times the device's
+ * compute units (hipDeviceGetAttribute, hipDeviceAttributeMultiprocessorCount:
+ * 63 in hip_runtime_api.h from ROCm 5.0 to 6.2 and since); a capture's id from
+ * hipStreamGetCaptureInfo. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +81,12 @@ typedef void *hipDeviceptr_t;
     (hipDeviceptr_t * dptr, size_t * bytes, hipModule_t mod, const char *name))              \
   X(hipError_t, hipModuleLaunchCooperativeKernel,                                            \
     (hipFunction_t fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,      \
-     unsigned bz, unsigned smem, hipStream_t stream, void **params))
+     unsigned bz, unsigned smem, hipStream_t stream, void **params))                         \
+  X(hipError_t, hipDeviceGetAttribute, (int *value, int attr, int dev))                      \
+  X(hipError_t, hipModuleOccupancyMaxActiveBlocksPerMultiprocessor,                          \
+    (int *blocks, hipFunction_t fn, int block, size_t smem))                                 \
+  X(hipError_t, hipStreamGetCaptureInfo,                                                     \
+    (hipStream_t s, int *status, unsigned long long *id))
 
 typedef struct hip_api {
 #define HIP_FIELD(ret, name, params) ret(*name) params;
@@ -307,6 +316,41 @@ static sg_status hip_module_global(rt_driver *d, void *module, const char *name,
   return SG_OK;
 }
 
+/* hipDeviceAttribute_t's hipDeviceAttributeMultiprocessorCount (see the file comment). */
+#define HIP_ATTR_MULTIPROCESSOR_COUNT 63
+
+/* Blocks of function the device keeps resident at once: occupancy a compute unit
+ * times compute units; 0 when unknown (an entry point missing or failing) and for
+ * clusters, which HIP has not. */
+static unsigned hip_resident_blocks(rt_driver *d, void *function, unsigned block, unsigned smem,
+                                    unsigned cluster) {
+  int per_cu = 0, cus = 0, old;
+  sg_diag ignored;
+  if (cluster > 1 || !d->api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor ||
+      !d->api.hipDeviceGetAttribute || enter(d, &old, &ignored) != SG_OK)
+    return 0;
+  if (d->api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, function, (int)block,
+                                                                smem) != 0 ||
+      d->api.hipDeviceGetAttribute(&cus, HIP_ATTR_MULTIPROCESSOR_COUNT, d->dev) != 0)
+    per_cu = cus = 0;
+  leave(d, old);
+  return per_cu > 0 && cus > 0 ? (unsigned)per_cu * (unsigned)cus : 0;
+}
+
+/* hipStreamCaptureStatus: None 0, Active 1, Invalidated 2 (still a capture, as CUDA's). */
+static int hip_capture_id(rt_driver *d, void *stream, uint64_t *id) {
+  int status = 0, old;
+  unsigned long long cid = 0;
+  sg_diag ignored;
+  *id = 0;
+  if (!d->api.hipStreamGetCaptureInfo || enter(d, &old, &ignored) != SG_OK)
+    return -1;
+  hipError_t r = d->api.hipStreamGetCaptureInfo(stream, &status, &cid);
+  leave(d, old);
+  *id = cid;
+  return r != 0 ? -1 : status != 0;
+}
+
 static sg_status hip_launch(rt_driver *d, const rt_launch *l, sg_diag *diag) {
   if (l->cluster > 1)
     return sg_diag_set(diag, SG_ERR_UNSUPPORTED, "HIP cannot launch clusters of %u blocks",
@@ -422,8 +466,9 @@ const rt_driver_ops rt_hip_ops = {
     .module_unload = hip_module_unload,
     .module_global = hip_module_global,
     .supports_cooperative = hip_supports_cooperative,
+    .capture_id = hip_capture_id,
     .launch = hip_launch,
-    .resident_blocks = NULL, /* HIP: one block per row block (persistence is only a speed-up) */
+    .resident_blocks = hip_resident_blocks,
     .mem_alloc = hip_mem_alloc,
     .mem_free = hip_mem_free,
     .htod = hip_htod,

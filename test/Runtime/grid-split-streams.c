@@ -9,8 +9,12 @@
 // max_rows) takes the kernel on any stream.
 // HIP (mode "hip", an amdgpu object built here with its workspace line): the
 // variant is kept where the driver has hipModuleLaunchCooperativeKernel (the
-// workspace looked up with hipModuleGetGlobal) but never launched, since HIP
-// says nothing of resident blocks; a driver without it
+// workspace looked up with hipModuleGetGlobal) and launched through it while
+// its blocks stay resident (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor
+// x hipDeviceGetAttribute(63), compute units: the fake's 2 x 4), each stream
+// its slot, a capture (hipStreamGetCaptureInfo) one of its own; one block a
+// compute unit (4 resident) leaves M = 2 (8 blocks) to the kernel, and unknown
+// residency every M. A driver without the cooperative launch
 // (libfake_hip_nocoop.so, derived from %fake_hip) drops it at load.
 // RUN: %cc -std=c11 -I%include -I%S/Inputs %s -L%rtlib -lsoftgen_rt -Wl,-rpath,%rtlib -o %t
 // RUN: rm -f %t.log %t.hip.log %t.nocoop.log
@@ -19,6 +23,13 @@
 // RUN: FileCheck --check-prefix=LOG %s < %t.log
 // RUN: env SOFTGEN_CUDA_LIBRARY=/nonexistent.so SOFTGEN_HIP_LIBRARY=%fake_hip FAKE_HIP_LOG=%t.hip.log FAKE_HIP_NOEXEC=1 %t hip | FileCheck --check-prefix=HIP %s
 // RUN: FileCheck --check-prefix=HIP-LOG %s < %t.hip.log
+// RUN: rm -f %t.hip1.log %t.hipunk.log %t.hipcap.log
+// RUN: env SOFTGEN_CUDA_LIBRARY=/nonexistent.so SOFTGEN_HIP_LIBRARY=%fake_hip FAKE_HIP_LOG=%t.hip1.log FAKE_HIP_NOEXEC=1 FAKE_HIP_BLOCKS_PER_CU=1 %t hip | FileCheck --check-prefix=HIP %s
+// RUN: FileCheck --check-prefix=HIP1-LOG %s < %t.hip1.log
+// RUN: env SOFTGEN_CUDA_LIBRARY=/nonexistent.so SOFTGEN_HIP_LIBRARY=%fake_hip FAKE_HIP_LOG=%t.hipunk.log FAKE_HIP_NOEXEC=1 FAKE_HIP_FAIL=hipModuleOccupancyMaxActiveBlocksPerMultiprocessor:1 %t hip | FileCheck --check-prefix=HIP %s
+// RUN: FileCheck --check-prefix=HIPUNK-LOG %s < %t.hipunk.log
+// RUN: env SOFTGEN_CUDA_LIBRARY=/nonexistent.so SOFTGEN_HIP_LIBRARY=%fake_hip FAKE_HIP_LOG=%t.hipcap.log FAKE_HIP_NOEXEC=1 FAKE_HIP_CAPTURE=9 %t hip | FileCheck --check-prefix=HIP %s
+// RUN: FileCheck --check-prefix=HIPCAP-LOG %s < %t.hipcap.log
 // RUN: env SOFTGEN_CUDA_LIBRARY=/nonexistent.so FAKE_HIP_LOG=%t.nocoop.log FAKE_HIP_NOEXEC=1 %t hip-nocoop %fake_hip | FileCheck --check-prefix=NOCOOP %s
 // RUN: FileCheck --check-prefix=NOCOOP-LOG %s < %t.nocoop.log
 // Graph captures (mode "capture"; the fake says a stream captures while
@@ -143,6 +154,9 @@ static int hip(void) {
   sgrt_tensor t[2];
   make_tensors(t, 3, 1024, 1024, SG_DTYPE_F16);
   launch(k, t, 1, NULL, "hip");
+  launch(k, t, 2, NULL, "hip");
+  launch(k, t, 3, NULL, "hip");
+  launch(k, t, 1, stream(0x10), "hip");
   sgrt_kernel_destroy(k);
   sgrt_close(rt);
   return 0;
@@ -212,10 +226,25 @@ int main(int argc, char **argv) {
 // HIP: load: SG_OK
 // HIP-NEXT: variants 1 softgen_softmax_f16_n1024_grid split 4 workspace 1024
 // HIP-NEXT: hip (stream 0, M=1): launch: SG_OK
+// HIP-NEXT: hip (stream 0, M=2): launch: SG_OK
+// HIP-NEXT: hip (stream 0, M=3): launch: SG_OK
+// HIP-NEXT: hip (stream 0x10, M=1): launch: SG_OK
 // HIP-LOG: hipModuleGetGlobal name=softgen_workspace -> bytes=4096
 // HIP-LOG-NEXT: hipModuleGetFunction name=softgen_softmax_f16_n1024_grid
-// HIP-LOG-NOT: Cooperative
-// HIP-LOG: hipModuleLaunchKernel device=0 fn=softgen_softmax_f16_n1024 grid=1,1,1 {{.*}} M=1
+// HIP-LOG-NEXT: hipModuleOccupancyMaxActiveBlocksPerMultiprocessor block=256 fn=softgen_softmax_f16_n1024_grid -> 2
+// HIP-LOG-NEXT: hipDeviceGetAttribute attr=63 device=0 -> 4
+// HIP-LOG: hipModuleLaunchCooperativeKernel device=0 fn=softgen_softmax_f16_n1024_grid grid=4,1,1 {{.*}} stream=0x0 {{.*}} ws=+0 {{.*}} M=1
+// HIP-LOG: hipModuleLaunchCooperativeKernel device=0 fn=softgen_softmax_f16_n1024_grid grid=8,1,1 {{.*}} stream=0x0 {{.*}} ws=+0 {{.*}} M=2
+// HIP-LOG: hipModuleLaunchKernel device=0 fn=softgen_softmax_f16_n1024 grid=1,1,1 {{.*}} M=3
+// HIP-LOG: hipModuleLaunchCooperativeKernel device=0 fn=softgen_softmax_f16_n1024_grid grid=4,1,1 {{.*}} stream=0x10 {{.*}} ws=+1024 {{.*}} M=1
+// HIP1-LOG: hipModuleOccupancyMaxActiveBlocksPerMultiprocessor block=256 fn=softgen_softmax_f16_n1024_grid -> 1
+// HIP1-LOG: hipModuleLaunchCooperativeKernel device=0 fn=softgen_softmax_f16_n1024_grid grid=4,1,1 {{.*}} M=1
+// HIP1-LOG: hipModuleLaunchKernel device=0 fn=softgen_softmax_f16_n1024 grid=1,1,1 {{.*}} M=2
+// HIPUNK-LOG-NOT: hipModuleLaunchCooperativeKernel
+// HIPUNK-LOG: hipModuleLaunchKernel device=0 fn=softgen_softmax_f16_n1024 grid=1,1,1 {{.*}} M=1
+// HIPUNK-LOG-NOT: hipModuleLaunchCooperativeKernel
+// HIPCAP-LOG: hipStreamGetCaptureInfo stream=(nil) -> capturing, id 9
+// HIPCAP-LOG: hipModuleLaunchCooperativeKernel device=0 fn=softgen_softmax_f16_n1024_grid grid=4,1,1 {{.*}} stream=0x0 {{.*}} ws=+0 {{.*}} M=1
 //
 // NOCOOP: load: SG_OK
 // NOCOOP-NEXT: variants 0

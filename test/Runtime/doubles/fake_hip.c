@@ -168,6 +168,47 @@ FAKE_API hipError_t hipModuleGetGlobal(void **dptr, size_t *bytes, void *mod, co
   return 0;
 }
 
+/* Compute units (hipDeviceAttributeMultiprocessorCount, 63; other attributes
+ * fail): FAKE_HIP_CUS, or 4. */
+FAKE_API hipError_t hipDeviceGetAttribute(int *value, int attr, int dev) {
+  INJECT(hipDeviceGetAttribute);
+  if (dev < 0 || dev >= device_count())
+    return 101;
+  if (attr != 63) {
+    fake_log(PFX, "hipDeviceGetAttribute attr=%d device=%d -> not faked", attr, dev);
+    return 1; /* hipErrorInvalidValue */
+  }
+  const char *n = fake_env(PFX, "CUS");
+  *value = n ? atoi(n) : 4;
+  fake_log(PFX, "hipDeviceGetAttribute attr=63 device=%d -> %d", dev, *value);
+  return 0;
+}
+
+/* Blocks of any size resident per compute unit: FAKE_HIP_BLOCKS_PER_CU, or 2 (8 on
+ * the device, as the fake CUDA driver keeps). */
+FAKE_API hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *fn,
+                                                                        int block, size_t smem) {
+  (void)smem;
+  INJECT(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor);
+  const char *n = fake_env(PFX, "BLOCKS_PER_CU");
+  *blocks = n ? atoi(n) : 2;
+  fake_log(PFX, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor block=%d fn=%s -> %d", block,
+           ((fake_function *)fn)->name, *blocks);
+  return 0;
+}
+
+/* Capture status: FAKE_HIP_CAPTURE unset, not capturing (nothing logged); a number,
+ * capturing in the capture of that id (hipStreamCaptureStatusActive). */
+FAKE_API hipError_t hipStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id) {
+  INJECT(hipStreamGetCaptureInfo);
+  const char *e = fake_env(PFX, "CAPTURE");
+  *status = e ? 1 : 0;
+  *id = e ? strtoull(e, NULL, 10) : 0;
+  if (e)
+    fake_log(PFX, "hipStreamGetCaptureInfo stream=%p -> capturing, id %s", stream, e);
+  return 0;
+}
+
 /* Logs a launch of fn and runs it; a grid-split variant only cooperatively,
  * its last parameter a zeroed slice of the module's workspace, 128-byte
  * aligned (logged as ws=+OFFSET). */
