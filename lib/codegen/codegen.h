@@ -38,6 +38,7 @@ typedef struct sgc_ctx {
   LLVMValueRef cols; /* i64 N: the "cols" parameter for a range of N, else the constant */
   LLVMValueRef workspace; /* a grid split's workspace (its last parameter), else NULL */
   LLVMValueRef row_block; /* i64: the row block of this trip of the row loop */
+  LLVMValueRef first_block, block_step; /* i64: the loop's first row block and its stride */
   LLVMValueRef grid_tag;  /* a grid split: this launch's tag (i32; sgc_grid_tag) */
 } sgc_ctx;
 

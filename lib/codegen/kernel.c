@@ -79,6 +79,8 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
     first = LLVMBuildZExt(b, cx->hooks->block_id(cx), cx->i64, "");
     step = LLVMBuildZExt(b, cx->hooks->grid_blocks(cx), cx->i64, "");
   }
+  cx->first_block = first;
+  cx->block_step = step;
   if (hw > 1) /* waited on before the first remote store (codegen/reduce.c) */
     cx->hooks->cluster_arrive(cx, 1);
   LLVMValueRef m1 = LLVMBuildSub(b, w->a.rows, LLVMConstInt(cx->i64, 1, 0), "");

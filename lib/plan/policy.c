@@ -77,7 +77,9 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * of 256 threads: 32 registers), f16 rows of 17-250 spilled 84-184 bytes
  * (ptxas -v).
  * Not for peeled rows, the host (no shared-memory copies) or where
- * constraints fix the shape.
+ * constraints fix the shape or the staging; PipelineConstraint(rows_in_flight=2)
+ * keeps the rows flat and copies the next row block ahead (codegen/rows_flat.c;
+ * not timed yet, so never automatic).
  * A thread's share of a row: at most FLAT_ELEMS_PER_THREAD elements, or
  * FLAT_THREAD_READ_BYTES of reads where that is more (rows of one 16-bit
  * read: 32 elements), in at most FLAT_MAX_CHUNKS vectors. A block's span, and
@@ -114,8 +116,7 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
 #define MIN_BLOCK_THREADS_FLAT 256
 static int flat_rows(const sgp_input *in, const sg_plan *pl) {
   const sg_constraints *c = in->c;
-  int given = c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->rows_in_flight ||
-              c->staging || c->split;
+  int given = c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->staging || c->split;
   return !given && pl->layout == SG_LAYOUT_ROWS && sgh_can_stage(pl->target) &&
          (uint64_t)in->p->n * in->widest_elem <= FLAT_ROW_BYTES;
 }
@@ -125,21 +126,27 @@ int sgp_policy_flat(const sgp_input *in, const sg_plan *pl) {
 }
 /* A flat block's images: for each tensor read or written, its rows
  * (rows_per_block x N elements) and 16 bytes, so that the image starts at
- * the global span's offset within 16 bytes (codegen/rows_flat.c). */
+ * the global span's offset within 16 bytes (codegen/rows_flat.c); with
+ * prefetch a second set of the read ones (the next row block's). */
 uint64_t sgp_flat_image_bytes(const sg_plan *pl, unsigned esize) {
   return ((uint64_t)pl->rows_per_block * (uint64_t)pl->n * esize + 15) / 16 * 16 + 16;
 }
-uint64_t sgp_flat_bytes(const sg_template *t, const sg_plan *pl) {
+/* Bytes of the images of t's tensors that are read (reads_only) or read or written. */
+static uint64_t flat_images(const sg_template *t, const sg_plan *pl, int reads_only) {
   uint64_t bytes = 0;
   for (int i = 0; i < t->ntensors; i++) {
     int used = 0;
     for (int k = 0; k < t->nops; k++)
-      used |= (t->ops[k].code == SGT_READ || t->ops[k].code == SGT_WRITE) && t->ops[k].tensor == i;
+      used |= (t->ops[k].code == SGT_READ || (!reads_only && t->ops[k].code == SGT_WRITE)) &&
+              t->ops[k].tensor == i;
     if (used)
       bytes += sgp_flat_image_bytes(
           pl, sg_dtype_size(sgt_tensor_dtype(t, i, pl->dtype, pl->out_dtype)));
   }
   return bytes;
+}
+uint64_t sgp_flat_bytes(const sg_template *t, const sg_plan *pl) {
+  return flat_images(t, pl, 0) + (pl->prefetch ? flat_images(t, pl, 1) : 0);
 }
 unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl) {
   uint64_t n = (uint64_t)in->p->n, t = 1, v = pl->vec;

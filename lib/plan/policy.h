@@ -40,7 +40,7 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n);
 int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsigned narrow);
 
 /* Short rows read and written as contiguous row blocks (plan->flat)? Not
- * where a constraint fixes the shape or the pipeline. pl: vec and peel set. */
+ * where a constraint fixes the shape or the staging. pl: vec and peel set. */
 int sgp_policy_flat(const sgp_input *in, const sg_plan *pl);
 /* A flat plan's threads per row and its block's threads. */
 unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl);

@@ -93,7 +93,7 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
 }
 
 /* Staging: PipelineConstraint(staging) or the policy's; short rows flat
- * (plan->flat) where nothing given fixes the shape or the pipeline. */
+ * (plan->flat) where nothing given fixes the shape or the staging. */
 static sg_status resolve_staging(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   const sg_constraints *c = in->c;
   pl->flat = !sgp_dynamic_n(pl) && sgp_policy_flat(in, pl);
