@@ -262,9 +262,25 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
     pl->stage_bytes = (unsigned)bytes;
     pl->blocks_per_sm = sgp_policy_blocks_per_sm(pl);
   }
-  if (pl->flat) { /* within the limit: rows of at most 1 KB, at most 1024 a block */
+  if (pl->flat) { /* rows of at most 512 bytes, an image at most 16 KB */
     pl->stage_pitch = (unsigned)pl->n;
-    pl->stage_bytes = (unsigned)sgp_flat_bytes(t, pl);
+    uint64_t bytes = sgp_flat_bytes(t, pl);
+    unsigned limit = tg->stage_smem(pl->arch);
+    if (bytes + pl->smem_bytes > limit) { /* a template of many tensors; prefetch's second set */
+      sg_status rej = sg_diag_set(diag, SG_ERR_CONSTRAINT, "flat rows: the images of %u rows "
+                                  "of %lld columns%s need %llu bytes of shared memory, over the "
+                                  "%u bytes a block of %s %s may use: %s", pl->rows_per_block,
+                                  (long long)pl->n, pl->prefetch ? " (two sets of the read ones)"
+                                                                 : "",
+                                  (unsigned long long)bytes + pl->smem_bytes, limit, tname,
+                                  pl->arch, pl->prefetch ? "keep one set (PipelineConstraint("
+                                                           "rows_in_flight=1))"
+                                                         : "keep the rows in registers "
+                                                           "(PipelineConstraint(staging=0))");
+      free(pl);
+      return rej;
+    }
+    pl->stage_bytes = (unsigned)bytes;
     pl->blocks_per_sm = sgp_policy_flat_blocks_per_sm(pl);
   }
   *in_out = in;
