@@ -103,7 +103,14 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * 169-185), and 64 capped, no spills. Threads of 21 or fewer get no cap: one
  * raised f16 N = 17 from 48 registers to 64, a block a multiprocessor fewer.
  * The cap itself is not timed yet (predicted: 2-3 blocks a multiprocessor ->
- * 4 where it applies). */
+ * 4 where it applies).
+ * A thread of at most FLAT_TINY_ELEMS elements of one 16-bit read (N = 5, 7:
+ * 512-thread blocks, 39-40 registers, 3 blocks a multiprocessor) asks for
+ * FLAT_TINY_THREADS_PER_SM (32 registers, 4 blocks): measured in the same run,
+ * f16 softmax 3470915 x 7 0.727 -> 0.800 of the copy, 64742824 x 7 0.661 ->
+ * 0.723 (1856 x 7 +0.01, noise). ptxas: every template with one read at N = 5
+ * and 7, f16 and bf16, no spills; softmax_backward (two reads) spilled 8-16
+ * bytes, hence one read. */
 #define FLAT_ROW_BYTES 512
 #define FLAT_MAX_VECTOR_BYTES 4
 #define FLAT_MIN_VECTORS 5
@@ -112,6 +119,8 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
 #define FLAT_MAX_CHUNKS 24
 #define FLAT_UNCAPPED_ELEMS 21
 #define FLAT_WIDE_THREADS_PER_SM 1024
+#define FLAT_TINY_ELEMS 8
+#define FLAT_TINY_THREADS_PER_SM 2048
 #define FLAT_BLOCK_BYTES 4096
 #define MIN_BLOCK_THREADS_FLAT 256
 static int flat_rows(const sgp_input *in, const sg_plan *pl) {
@@ -156,9 +165,13 @@ unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl) {
     t *= 2;
   return (unsigned)t;
 }
-unsigned sgp_policy_flat_blocks_per_sm(const sg_plan *pl) {
-  unsigned per_sm = FLAT_WIDE_THREADS_PER_SM / pl->block_threads;
-  return pl->flat && pl->elems_per_thread > FLAT_UNCAPPED_ELEMS && per_sm > 1 ? per_sm : 0;
+unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
+  unsigned threads = pl->elems_per_thread > FLAT_UNCAPPED_ELEMS ? FLAT_WIDE_THREADS_PER_SM
+                     : pl->elems_per_thread <= FLAT_TINY_ELEMS && in->read_bytes == 2
+                         ? FLAT_TINY_THREADS_PER_SM
+                         : 0;
+  unsigned per_sm = threads / pl->block_threads;
+  return pl->flat && per_sm > 1 ? per_sm : 0;
 }
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {
   unsigned b = MIN_BLOCK_THREADS_FLAT, most = pl->target->max_block_threads;

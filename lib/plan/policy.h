@@ -46,8 +46,9 @@ int sgp_policy_flat(const sgp_input *in, const sg_plan *pl);
 unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl);
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row);
 /* Blocks a multiprocessor asked of the register allocator for a flat plan
- * whose threads hold more than the usual share of a row (0: none asked). */
-unsigned sgp_policy_flat_blocks_per_sm(const sg_plan *pl);
+ * whose threads hold more than the usual share of a row, or very little of
+ * one 16-bit read (0: none asked). */
+unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl);
 /* Bytes of a flat block's image of a tensor of esize-byte elements, and of
  * all its images (the launch's dynamic shared memory). */
 uint64_t sgp_flat_image_bytes(const sg_plan *pl, unsigned esize);

@@ -281,7 +281,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
       return rej;
     }
     pl->stage_bytes = (unsigned)bytes;
-    pl->blocks_per_sm = sgp_policy_flat_blocks_per_sm(pl);
+    pl->blocks_per_sm = sgp_policy_flat_blocks_per_sm(&in, pl);
   }
   *in_out = in;
   *out = pl;
