@@ -208,7 +208,6 @@ static sg_status declare(sgc_walk *w, sg_diag *diag) {
   sgc_ctx *cx = w->cx;
   const sg_template *t = cx->t;
   flat *s = w->own;
-  (void)diag;
   s->stage = sgc_stage_memory(cx);
   for (int i = 0; i < t->nops; i++)
     if (t->ops[i].code == SGT_READ || t->ops[i].code == SGT_WRITE)
@@ -220,6 +219,9 @@ static sg_status declare(sgc_walk *w, sg_diag *diag) {
         *(set ? &s->base1[i] : &s->base[i]) = base;
         base += (unsigned)sgp_flat_image_bytes(cx->plan, sgc_elem_bytes(cx, i));
       }
+  if (base != cx->plan->stage_bytes) /* the launch's dynamic shared memory (sgp_flat_bytes) */
+    return sg_diag_set(diag, SG_ERR_CODEGEN, "internal error: flat images of %u bytes, but the "
+                       "plan gives the launch %u", base, cx->plan->stage_bytes);
   return SG_OK;
 }
 
