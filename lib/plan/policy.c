@@ -461,10 +461,29 @@ unsigned sgp_policy_tile_chunks(const sg_plan *pl) {
  * 0.779-0.848 of the copy; the same prefetch lost 5-60 % at N = 7-225, whose
  * rows are flat or several threads wide. */
 #define TINY_ROW_BYTES 4
+/* And flat rows of one 16-bit read whose block's read image is at most
+ * FLAT_PREFETCH_BYTES (codegen/rows_flat.c: the next row block copied into a
+ * second image while this one computes). A flat kernel's only loads are its
+ * blocks' copies, so a multiprocessor has its resident blocks' read images in
+ * flight. Measured on an H100 (softgen-bench, session 20, tools/bench/RESULTS.md
+ * "Flat rows: the next row block in flight"), against the same plan without,
+ * at shapes whose copy takes 20 us or more: f16 N = 225 (a read image of 7.2
+ * KB) 1.23 x faster, 101 (6.5 KB) 1.22 x, 31 (8.0 KB) 1.16 x, 137 (8.8 KB)
+ * 1.11 x, 7 (7.2 KB) 1.05-1.07 x, 82 (10.5 KB) 1.05 x, 11 and 13 (5.6-6.7 KB)
+ * 1.03-1.04 x, 71 (9.1 KB) 1.02 x; N = 17 (8.7 KB) 0.96 x and 10 (5.1 KB) 0.99
+ * x. Those blocks' images in flight without the copy ahead (ptxas registers:
+ * 4-6 blocks a multiprocessor) were 26-42 KB; at 11.2-11.8 KB an image (f16 N
+ * = 46, 174, 179: 44-47 KB a multiprocessor) it lost 7-10 %, and every f32
+ * flat plan lost 8-13 % (at 1.00-1.04 of the copy without). */
+#define FLAT_PREFETCH_BYTES (10 * 1024 + 512)
+static uint64_t flat_images(const sg_template *t, const sg_plan *pl, int reads_only);
 int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
   if (pl->threads_per_row == 1 && pl->chunks == 1 && !pl->flat &&
       (uint64_t)pl->n * in->read_bytes <= TINY_ROW_BYTES)
     return 1;
+  if (pl->flat)
+    return in->read_bytes == 2 && in->widest_read == 2 &&
+           flat_images(in->t, pl, 1) <= FLAT_PREFETCH_BYTES;
   unsigned regs = pl->elems_per_thread * in->read_bytes / 4 + pl->elems_per_thread;
   return AUTO_PREFETCH && pl->block_threads <= 512 && regs <= PREFETCH_REGISTERS;
 }
@@ -725,15 +744,74 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
   return n;
 }
 
+/* ---- few row blocks: rows spread over more blocks ---- */
+
+/* A plan packs rows into blocks and gives a thread several vectors of a row,
+ * as measured fastest at large M; a launch of a few hundred rows or fewer
+ * then runs on a few blocks (f16 68 x 960: 16 rows a block, 5 blocks, 8
+ * vectors a thread), each multiprocessor working through its rows' loads and
+ * values in turn. A variant for M up to SPREAD_BLOCKS of its blocks gives a
+ * row SPREAD_ACCESSES 16-byte vectors a thread (peeled where the plan is, and
+ * for a flat plan where its plain variant is) in blocks of one row, or one
+ * wave of rows where a row takes less, up to SPREAD_MAX_THREADS threads a row:
+ * as many blocks as rows. Where the plan already has that shape, none.
+ * Measured on an H100 (softgen-bench, the sweep's 172 shapes of N < 16384 at M
+ * <= 8192 or N <= 512, f16 and f32, session 20, tools/bench/RESULTS.md "Few row
+ * blocks: rows spread"), kernel times against the plan alone, spread between
+ * two rounds of the plan alone median 1.5 %, p90 3.7 %: two vectors a thread,
+ * up to 1024 blocks: f16 68 x 960 1.32 x faster, 14 x 3296 1.26 x, 3 x 2776
+ * 1.23 x, 6 x 2048 1.21 x, 26 x 288 1.20 x, 47 x 2463 1.20 x, 2 x 7032 1.18 x,
+ * f32 50 x 151 1.17 x, 68 x 960 1.17 x; one vector a thread was 1-5 % slower
+ * than two at most shapes, and up to 128 blocks only lost the gains at M of
+ * 129-1024 (f16 755 x 1936 1.08 x with 1024); rows that took blocks of 1024
+ * threads lost 5-12 % (f16 N = 8784-10528 at M = 3-78, f32 N = 4982-6136),
+ * hence SPREAD_MAX_THREADS. Not for clusters, staged or tiled rows, rows of
+ * FEW_ROWS_BYTES or more (their own few-rows variants), prefetching plans, or
+ * where constraints fix the shape. */
+#define SPREAD_ACCESSES 2
+#define SPREAD_BLOCKS 1024
+#define SPREAD_MAX_THREADS 512
+static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
+  if (pl->layout != SG_LAYOUT_ROWS || pl->cluster != 1 || pl->stage || (pl->prefetch && !pl->flat) ||
+      pl->row_tiles > 1 || in->c->has_hw || in->c->nworkgroup || in->c->nwave || in->c->split ||
+      (uint64_t)in->p->n * in->read_bytes >= FEW_ROWS_BYTES)
+    return 0;
+  /* a flat plan's vectors are those of its plain variant: 16 bytes, peeled, where
+   * the row holds PEEL_MIN_VECTORS of them, else the widest dividing N */
+  unsigned full = 16 / in->widest_elem, n = (unsigned)in->p->n;
+  uint64_t vectors = !pl->flat ? sgp_row_vectors(pl)
+                     : pl->target->peel_rows && n >= PEEL_MIN_VECTORS * full
+                         ? (n + full - 1) / full + 1
+                         : n / sgp_policy_vec(16, in->widest_elem, n);
+  uint64_t want = (vectors + SPREAD_ACCESSES - 1) / SPREAD_ACCESSES;
+  unsigned t = 1, most = sgp_min_u(SPREAD_MAX_THREADS, pl->target->max_block_threads);
+  while (t < want)
+    t *= 2;
+  if (t > most)
+    return 0;
+  unsigned block = t > pl->wave ? t : pl->wave, rows = block / t;
+  unsigned chunks = (unsigned)((vectors + t - 1) / t);
+  if (!pl->flat && rows >= pl->rows_per_block && chunks >= pl->chunks)
+    return 0;
+  *out = (sgp_few){.cluster = 1, .threads = block, .rows = rows, .max_rows = SPREAD_BLOCKS * rows};
+  return 1;
+}
+
 unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
   const sgh_target *tg = pl->target;
   uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
-    out[0] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = FLAT_FEW_BLOCKS * pl->rows_per_block};
-    return 1;
+    unsigned n = few_rows_spread(in, pl, out);
+    unsigned most = FLAT_FEW_BLOCKS * pl->rows_per_block;
+    if (n && out[0].max_rows >= most)
+      n = 0;
+    out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
+    return n;
   }
   if (pl->layout != SG_LAYOUT_ROWS || !pl->chosen.rows)
     return 0;
+  if (few_rows_spread(in, pl, out))
+    return 1;
   unsigned n = few_rows_grid(in, pl, vectors, out); /* grid lines first (softgen/meta.h) */
   if (!sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster || pl->row_tiles > 1 ||
       (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)

@@ -110,6 +110,7 @@ typedef struct sgp_few {
   unsigned cluster;  /* workgroups per row */
   unsigned threads;  /* a block's threads (a whole number of waves) */
   unsigned max_rows; /* the variant is launched for M up to this */
+  unsigned rows;     /* rows a block (0: one) */
   int staged;        /* its rows staged in shared memory */
   int alone;         /* each block alone on its multiprocessor (sgp_policy_alone_smem) */
   int plain;         /* a flat plan's variant: the plan that is not flat (the rest unused) */

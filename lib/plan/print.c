@@ -123,9 +123,11 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             "(over half a multiprocessor's): one block a multiprocessor\n", pl->alone_smem);
   for (unsigned i = 0; i < pl->nfew; i++) {
     const sg_plan *v = pl->few[i];
-    if (pl->flat) /* the plan that is not flat, for launches of few row blocks */
-      fprintf(f, "  few_rows          %s: not flat, for M up to %u%s\n", v->kernel_name,
-              v->max_rows, a[1]);
+    if (v->cluster == 1) /* not flat, or rows spread over more blocks (sgp_policy_few_rows) */
+      fprintf(f, "  few_rows          %s: %s%u row%s a block of %u threads, %u vector%s a thread, "
+              "for M up to %u%s\n", v->kernel_name, pl->flat ? "not flat, " : "",
+              v->rows_per_block, v->rows_per_block == 1 ? "" : "s", v->block_threads, v->chunks,
+              v->chunks == 1 ? "" : "s", v->max_rows, a[1]);
     else
       fprintf(f, "  few_rows          %s: %u %s per row for M up to %u%s\n",
               v->kernel_name, v->cluster, v->grid_split ? "blocks of the grid" : "workgroups",

@@ -321,7 +321,7 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   } else {
     c.split = f->cluster;
     c.split_grid = f->grid;
-    add_tile(&c, in->t->dims[in->row_dim], 1);
+    add_tile(&c, in->t->dims[in->row_dim], f->rows ? f->rows : 1);
     if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
       c.waves_per_block[0] = f->threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
   }
@@ -333,7 +333,7 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   if (resolve_plan(in->t, &c, in->p, &v, &vin, &ignored))
     return NULL;
   if (row_alignment(v) > row_alignment(pl) || v->cluster != f->cluster || v->grid_split != f->grid ||
-      (v->rows_per_block != 1 && !f->plain) || v->prefetch) {
+      (v->rows_per_block != (f->rows ? f->rows : 1) && !f->plain) || v->prefetch) {
     free(v);
     return NULL;
   }

@@ -82,19 +82,21 @@ static size_t fake_image_size(const void *image, const char **kind) {
 }
 
 /* What the driver's PTX JIT rejects that the double can see cheaply: bytes
- * that are not printable ASCII or whitespace, and unbalanced braces (a
- * truncated or damaged file). Returns 1 when the text passes. */
+ * that are not printable ASCII or whitespace, and unbalanced braces or
+ * parentheses (a truncated or damaged file: a cut may leave the braces
+ * balanced inside an entry's parameter list). Returns 1 when the text passes. */
 __attribute__((unused)) static int fake_ptx_plausible(const char *text, size_t size) {
-  long depth = 0;
+  long depth = 0, parens = 0;
   for (size_t i = 0; i < size; i++) {
     unsigned char c = (unsigned char)text[i];
     if (c >= 0x7f || (c < 0x20 && c != '\n' && c != '\t' && c != '\r'))
       return 0;
     depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-    if (depth < 0)
+    parens += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (depth < 0 || parens < 0)
       return 0;
   }
-  return depth == 0;
+  return depth == 0 && parens == 0;
 }
 
 /* Whether the module defines kernel name, as the driver resolves it: a PTX
