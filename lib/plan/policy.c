@@ -751,10 +751,11 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
  * then runs on a few blocks (f16 68 x 960: 16 rows a block, 5 blocks, 8
  * vectors a thread), each multiprocessor working through its rows' loads and
  * values in turn. A variant for M up to SPREAD_BLOCKS of its blocks gives a
- * row SPREAD_ACCESSES 16-byte vectors a thread (peeled where the plan is, and
- * for a flat plan where its plain variant is) in blocks of one row, or one
- * wave of rows where a row takes less, up to SPREAD_MAX_THREADS threads a row:
- * as many blocks as rows. Where the plan already has that shape, none.
+ * row SPREAD_ACCESSES vectors a thread (the plan's: 16 bytes, peeled where the
+ * plan is; for a flat plan its plain variant's, 16 bytes where N allows
+ * peeling, else the widest dividing N) in blocks of one row, or one wave of
+ * rows where a row takes less, up to SPREAD_MAX_THREADS threads a row: as many
+ * blocks as rows. Where the plan already has that shape, none.
  * Measured on an H100 (softgen-bench, the sweep's 172 shapes of N < 16384 at M
  * <= 8192 or N <= 512, f16 and f32, session 20, tools/bench/RESULTS.md "Few row
  * blocks: rows spread"), kernel times against the plan alone, spread between

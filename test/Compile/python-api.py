@@ -91,10 +91,12 @@ if MODE == "first":
     softgen.log_softmax_backward(x, y, out=dx)
     print("templates compiled", softgen.cache_info()["compiles"])
     # CHECK-NEXT: templates compiled 5
-    # LOG: cuLaunchKernel fn=softgen_softmax_f32_n1000 {{.*}} M=3
-    # LOG: cuLaunchKernel fn=softgen_log_softmax_f32_n1000 {{.*}} stream=0x77 {{.*}} M=3
-    # LOG: cuLaunchKernel fn=softgen_softmax_backward_f32_n1000 {{.*}} args=7 dy={{.*}} y={{.*}} dx={{.*}} M=3
-    # LOG: cuLaunchKernel fn=softgen_log_softmax_backward_f32_n1000 {{.*}} M=3
+    # 3 rows: each code object's few-rows variant (_few: a row a block of 128
+    # threads, 2 vectors a thread), one block a row
+    # LOG: cuLaunchKernel fn=softgen_softmax_f32_n1000_few grid=3,1,1 block=128,1,1 {{.*}} M=3
+    # LOG: cuLaunchKernel fn=softgen_log_softmax_f32_n1000_few grid=3,1,1 block=128,1,1 {{.*}} stream=0x77 {{.*}} M=3
+    # LOG: cuLaunchKernel fn=softgen_softmax_backward_f32_n1000_few grid=3,1,1 block=128,1,1 {{.*}} args=7 dy={{.*}} y={{.*}} dx={{.*}} M=3
+    # LOG: cuLaunchKernel fn=softgen_log_softmax_backward_f32_n1000_few grid=3,1,1 block=128,1,1 {{.*}} M=3
 
     # Errors: softgen's message in a Python exception.
     expect("bad constraint", lambda: softgen.compile("softmax", N=64, arch="sm_90", target="nvptx",

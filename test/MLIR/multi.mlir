@@ -1,6 +1,8 @@
 // Several linalg.softmax ops of different shapes, ranks and dtypes in one
 // module: one gpu.binary per distinct kernel (dtype, N), one gpu.launch_func
-// per op with the plan's geometry (grid = ceil(M / rows_per_block), block),
+// per op with the geometry of the entry its M launches (grid = ceil(M /
+// rows_per_block), block): here, M of at most 1000 rows, the few-rows variant
+// (_few: a row a block, or for N = 64 4 rows a block of one warp),
 // the kernel's arguments in its metadata's order (x, y, M, stride x, stride
 // y), every output verified by mlir-opt.
 // RUN: rm -rf %t && %softgen %s --mlir-memory device --target nvptx --arch sm_90 --emit asm --out-dir %t | FileCheck --check-prefix=WROTE %s
@@ -29,10 +31,10 @@
 // META-NEXT: arg stride x
 // META-NEXT: arg stride y
 
-// VERBOSE: multi.mlir:[[@LINE+55]]:3: linalg.softmax 32x1024 f16 -> softgen_softmax_f16_n1024 (grid 4, block 256, cluster 1)
-// VERBOSE: multi.mlir:[[@LINE+55]]:3: linalg.softmax 100x1000 bf16 -> softgen_softmax_bf16_n1000 (grid 7, block 256, cluster 1)
-// VERBOSE: multi.mlir:[[@LINE+55]]:3: linalg.softmax 3x1024 f16 -> softgen_softmax_f16_n1024 (grid 1, block 256, cluster 1)
-// VERBOSE: multi.mlir:[[@LINE+59]]:3: linalg.softmax 1000x64 f32 -> softgen_softmax_f32_n64 (grid 63, block 256, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+57]]:3: linalg.softmax 32x1024 f16 -> softgen_softmax_f16_n1024_few (grid 32, block 64, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+57]]:3: linalg.softmax 100x1000 bf16 -> softgen_softmax_bf16_n1000_few (grid 100, block 64, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+57]]:3: linalg.softmax 3x1024 f16 -> softgen_softmax_f16_n1024_few (grid 3, block 64, cluster 1)
+// VERBOSE: multi.mlir:[[@LINE+61]]:3: linalg.softmax 1000x64 f32 -> softgen_softmax_f32_n64_few (grid 250, block 32, cluster 1)
 
 // CHECK-LABEL: module attributes {gpu.container_module} {
 // CHECK-NEXT: gpu.binary @softgen_softmax_f16_n1024 [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "{{.*}}.entry softgen_softmax_f16_n1024
@@ -41,10 +43,10 @@
 // CHECK-NOT: gpu.binary
 // CHECK-NOT: linalg.softmax
 // CHECK-LABEL: func.func @model(
-// 4x8x1024 f16, dim 2: M = 32, 8 rows a block -> 4 blocks
+// 4x8x1024 f16, dim 2: M = 32, a row a block of 64 threads -> 32 blocks
 // CHECK: %[[ONE:.+]] = arith.constant 1 : index
-// CHECK-NEXT: %[[G:.+]] = arith.constant 4 : index
-// CHECK-NEXT: %[[B:.+]] = arith.constant 256 : index
+// CHECK-NEXT: %[[G:.+]] = arith.constant 32 : index
+// CHECK-NEXT: %[[B:.+]] = arith.constant 64 : index
 // CHECK-NEXT: %[[XI:.+]] = memref.extract_aligned_pointer_as_index %arg0 : memref<4x8x1024xf16> -> index
 // CHECK-NEXT: %[[XL:.+]] = arith.index_cast %[[XI]] : index to i64
 // the base's 16-byte alignment, which the kernel's vectors need, asserted
@@ -63,22 +65,24 @@
 // CHECK-NEXT: %[[M:.+]] = arith.constant 32 : i64
 // CHECK-NEXT: %[[SX:.+]] = arith.constant 1024 : i64
 // CHECK-NEXT: %[[SY:.+]] = arith.constant 1024 : i64
-// CHECK-NEXT: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024 blocks in (%[[G]], %[[ONE]], %[[ONE]]) threads in (%[[B]], %[[ONE]], %[[ONE]]) args(%[[X]] : !llvm.ptr, %[[Y]] : !llvm.ptr, %[[M]] : i64, %[[SX]] : i64, %[[SY]] : i64)
-// 100x1000 bf16: 16 rows a block -> 7 blocks
-// CHECK: arith.constant 7 : index
+// CHECK-NEXT: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024_few blocks in (%[[G]], %[[ONE]], %[[ONE]]) threads in (%[[B]], %[[ONE]], %[[ONE]]) args(%[[X]] : !llvm.ptr, %[[Y]] : !llvm.ptr, %[[M]] : i64, %[[SX]] : i64, %[[SY]] : i64)
+// 100x1000 bf16: a row a block of 64 threads -> 100 blocks
+// CHECK: arith.constant 100 : index
+// CHECK-NEXT: arith.constant 64 : index
 // CHECK: arith.constant 100 : i64
-// CHECK: gpu.launch_func @softgen_softmax_bf16_n1000::@softgen_softmax_bf16_n1000
-// 3x1024 f16 shares the first kernel: 1 block
-// CHECK: arith.constant 1 : index
-// CHECK-NEXT: arith.constant 1 : index
+// CHECK: gpu.launch_func @softgen_softmax_bf16_n1000::@softgen_softmax_bf16_n1000_few blocks in
+// 3x1024 f16 shares the first kernel: 3 blocks
+// CHECK: arith.constant 3 : index
+// CHECK-NEXT: arith.constant 64 : index
 // CHECK: arith.constant 3 : i64
-// CHECK: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024
+// CHECK: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024_few blocks in
 // CHECK-LABEL: func.func @other(
-// 10x100x64 f32 with a unit dim after the reduced one: M = 1000, 16 rows a block -> 63 blocks
-// CHECK: arith.constant 63 : index
+// 10x100x64 f32 with a unit dim after the reduced one: M = 1000, 4 rows a block of 32 threads -> 250 blocks
+// CHECK: arith.constant 250 : index
+// CHECK-NEXT: arith.constant 32 : index
 // CHECK: arith.constant 1000 : i64
 // CHECK-NEXT: arith.constant 64 : i64
-// CHECK: gpu.launch_func @softgen_softmax_f32_n64::@softgen_softmax_f32_n64
+// CHECK: gpu.launch_func @softgen_softmax_f32_n64::@softgen_softmax_f32_n64_few blocks in
 // CHECK: return
 
 func.func @model(%x: memref<4x8x1024xf16>, %y: memref<4x8x1024xf16>,

@@ -1,6 +1,7 @@
 // Strided memrefs: rows of a wider buffer (row stride 2048 for N = 1024) and
 // a static offset, added to the aligned pointer in bytes; row dims that
-// collapse (2x4 rows of stride 2048 -> 8 rows).
+// collapse (2x4 rows of stride 2048 -> 8 rows). So few rows launch the
+// few-rows variant (_few), a row a block, with the same arguments.
 // RUN: %softgen %s --mlir-memory device --emit asm -o - | FileCheck %s
 // RUN: %softgen %s --mlir-memory device --emit asm -o - | %mlir-opt > /dev/null
 
@@ -21,12 +22,12 @@
 // CHECK-NEXT: %[[M:.+]] = arith.constant 16 : i64
 // CHECK-NEXT: %[[SX:.+]] = arith.constant 2048 : i64
 // CHECK-NEXT: %[[SY:.+]] = arith.constant 1024 : i64
-// CHECK-NEXT: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024 {{.*}} args(%[[X]] : !llvm.ptr, %[[Y]] : !llvm.ptr, %[[M]] : i64, %[[SX]] : i64, %[[SY]] : i64)
+// CHECK-NEXT: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024_few {{.*}} args(%[[X]] : !llvm.ptr, %[[Y]] : !llvm.ptr, %[[M]] : i64, %[[SX]] : i64, %[[SY]] : i64)
 // CHECK-LABEL: func.func @collapse
 // CHECK: arith.constant 8 : i64
 // CHECK-NEXT: arith.constant 2048 : i64
 // CHECK-NEXT: arith.constant 2048 : i64
-// CHECK-NEXT: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024
+// CHECK-NEXT: gpu.launch_func @softgen_softmax_f16_n1024::@softgen_softmax_f16_n1024_few blocks in
 
 func.func @sub(%x: memref<16x1024xf16, strided<[2048, 1], offset: 128>>, %y: memref<16x1024xf16>) {
   linalg.softmax dimension(1) ins(%x : memref<16x1024xf16, strided<[2048, 1], offset: 128>>) outs(%y : memref<16x1024xf16>)

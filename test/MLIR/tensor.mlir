@@ -6,7 +6,8 @@
 // launch reads a copy of the input in device memory and writes a device
 // buffer copied back, one async chain on one stream that gpu-to-llvm lowers;
 // the copies are freed. Device memory (--mlir-memory device): the kernel reads
-// and writes the module's buffers in place.
+// and writes the module's buffers in place. 64 rows launch the code object's
+// few-rows variant (_few: a row a block of 64 threads, grid 64).
 // RUN: rm -rf %t && mkdir %t
 // RUN: %softgen %s --emit asm -o %t/t.mlir -v 2>&1 | FileCheck --check-prefix=VERBOSE %s
 // RUN: FileCheck %s < %t/t.mlir
@@ -16,7 +17,7 @@
 // RUN: FileCheck --check-prefix=DEVICE %s < %t/d.mlir
 // RUN: %mlir-opt %t/d.mlir > /dev/null
 
-// VERBOSE: tensor.mlir:[[@LINE+43]]:8: linalg.softmax 64x512 f32 -> softgen_softmax_f32_n512 (grid {{[0-9]+}}, block 256, cluster 1; input and output copied through the device)
+// VERBOSE: tensor.mlir:[[@LINE+43]]:8: linalg.softmax 64x512 f32 -> softgen_softmax_f32_n512_few (grid 64, block 64, cluster 1; input and output copied through the device)
 // VERBOSE-NOT: left as it is
 
 // CHECK: gpu.binary @softgen_softmax_f32_n512
@@ -31,7 +32,7 @@
 // CHECK-NOT: cf.assert
 // CHECK: memref.extract_aligned_pointer_as_index %[[XD]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[YD]]
-// CHECK: %[[T4:.+]] = gpu.launch_func async [%[[T3]]] @softgen_softmax_f32_n512::@softgen_softmax_f32_n512
+// CHECK: %[[T4:.+]] = gpu.launch_func async [%[[T3]]] @softgen_softmax_f32_n512::@softgen_softmax_f32_n512_few blocks in
 // CHECK-NEXT: %[[T5:.+]] = gpu.memcpy async [%[[T4]]] %[[YH]], %[[YD]]
 // CHECK-NEXT: %[[T6:.+]] = gpu.dealloc async [%[[T5]]] %[[XD]]
 // CHECK-NEXT: %[[T7:.+]] = gpu.dealloc async [%[[T6]]] %[[YD]]
@@ -53,7 +54,7 @@
 // DEVICE: cf.assert {{.*}}"softgen: the input of the softmax at
 // DEVICE: memref.extract_aligned_pointer_as_index %[[YB]]
 // DEVICE-NOT: cf.assert
-// DEVICE: gpu.launch_func @softgen_softmax_f32_n512::@softgen_softmax_f32_n512
+// DEVICE: gpu.launch_func @softgen_softmax_f32_n512::@softgen_softmax_f32_n512_few blocks in
 // DEVICE-NEXT: %[[R:.+]] = bufferization.to_tensor %[[YB]] restrict writable : memref<64x512xf32> to tensor<64x512xf32>
 // DEVICE: return %[[R]]
 
