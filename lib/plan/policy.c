@@ -755,7 +755,9 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
  * plan is; for a flat plan its plain variant's, 16 bytes where N allows
  * peeling, else the widest dividing N) in blocks of one row, or one wave of
  * rows where a row takes less, up to SPREAD_MAX_THREADS threads a row: as many
- * blocks as rows. Where the plan already has that shape, none.
+ * blocks as rows. Where the plan already has that shape, none. A flat plan
+ * carries it before its plain variant, for at most half the plain variant's
+ * rows.
  * Measured on an H100 (softgen-bench, the sweep's 172 shapes of N < 16384 at M
  * <= 8192 or N <= 512, f16 and f32, session 20, tools/bench/RESULTS.md "Few row
  * blocks: rows spread"), kernel times against the plan alone, spread between
@@ -804,8 +806,8 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
     unsigned n = few_rows_spread(in, pl, out);
     unsigned most = FLAT_FEW_BLOCKS * pl->rows_per_block;
-    if (n && out[0].max_rows >= most)
-      n = 0;
+    if (n && out[0].max_rows >= most) /* the spread for the fewer rows, the plain plan after */
+      out[0].max_rows = most / 2;
     out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
     return n;
   }
