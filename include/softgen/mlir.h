@@ -18,8 +18,9 @@
  * object's launch metadata (softgen/meta.h) as the runtime computes them
  * (sgrt_launch_geometry, softgen/runtime.h; no device is known here, so a
  * persistent kernel is not capped at its resident blocks, and the first
- * few-rows variant of a code object whose max_rows the op's static M is
- * within is launched, e.g. @K::@K_few). The gpu.binary goes into the closest
+ * few-rows variant of a code object whose max_rows the op's M is within is
+ * launched, e.g. @K::@K_few; a run-time M picks it in the module, with an
+ * scf.index_switch on M). The gpu.binary goes into the closest
  * enclosing module, which gets `gpu.container_module`. Softmax and
  * log-softmax as frontends emit them (chains of linalg ops on tensors or
  * buffers) are found as well (lib/mlir/recognize.c) and replaced the same

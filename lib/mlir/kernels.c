@@ -141,8 +141,9 @@ static int place(sg_mlir_op *r, const sgm_op *o, const sg_meta *m) {
   }
   sgrt_geometry g;
   sg_diag d;
-  /* a run-time M (r->m -1): the kernel itself (any M), its grid computed in
-   * the module by the same rule (rewrite.c) */
+  /* a run-time M (r->m -1): the kernel's own geometry here; the module picks
+   * the kernel or a few-rows variant and its grid from M by the same rule
+   * (rewrite.c, launch_rows_switch) */
   if (sgrt_launch_geometry(m, r->m < 0 ? (int64_t)1 << 40 : r->m, 0, NULL, &g, &d)) {
     r->status = SG_ERR_UNSUPPORTED;
     snprintf(r->message, sizeof r->message, "%.500s", d.message);

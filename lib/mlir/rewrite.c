@@ -376,10 +376,81 @@ static void launch_ranges(builder *b, sgm_state *s, int i, const MlirAttribute *
   }
 }
 
+/* A run-time M and a kernel with few-rows variants (few_refs: the variants'
+ * references, in the metadata's order): the entry sgrt_launch_geometry picks
+ * where the device's resident blocks are not known (kernels.c, place), by an
+ * scf.index_switch on the count of the variants below M: the first "variant
+ * few" whose max_rows M (1 or more) is within, the kernel otherwise (M = 0
+ * too). Grid splits never (no workspace here). Each case launches its entry
+ * with its own grid rule, block, cluster and shared memory, and with copies
+ * in device memory (tok) ends the stream, as launch_ranges does. Returns 0
+ * (nothing emitted) where the kernel has no such variant. */
+static int launch_rows_switch(builder *b, sgm_state *s, int i, MlirAttribute ref,
+                              const MlirAttribute *few_refs, MlirValue m_index, MlirValue rows,
+                              const MlirValue mem[2], const MlirValue dev[2], MlirValue tok) {
+  const sg_mlir_op *r = &s->report->ops[i];
+  const sg_meta *m = &s->report->kernels[r->kernel].meta;
+  int few[SG_META_MAX_VARIANTS], nf = 0;
+  for (int v = 0; v < m->nvariants; v++)
+    if (!m->variants[v].split)
+      few[nf++] = v;
+  if (!few_refs || !nf)
+    return 0;
+  MlirValue zero = constant(b, b->index, 0), one = constant(b, b->index, 1), which = zero;
+  for (int q = 0; q < nf; q++) { /* variants whose max_rows M is over */
+    int64_t k = (int64_t)m->variants[few[q]].max_rows;
+    MlirValue pick[3] = {compare(b, 8, m_index, constant(b, b->index, k)), one, zero}; /* ugt */
+    which = binary(b, "arith.addi", which, emit(b, "arith.select", 3, pick, &b->index, 0, NULL));
+  }
+  MlirValue empty = compare(b, 0, m_index, zero); /* eq: the kernel */
+  MlirValue sel[3] = {empty, constant(b, b->index, nf), which};
+  which = emit(b, "arith.select", 3, sel, &b->index, 0, NULL);
+  /* the default region (the kernel) first, then a case a variant */
+  int64_t cases[SG_META_MAX_VARIANTS];
+  MlirRegion regions[SG_META_MAX_VARIANTS + 1];
+  for (int q = 0; q <= nf; q++) {
+    regions[q] = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(regions[q], mlirBlockCreate(0, NULL, NULL));
+    if (q < nf)
+      cases[q] = q;
+  }
+  int async = !mlirValueIsNull(tok);
+  MlirOperationState st = mlirOperationStateGet(sgm_str("scf.index_switch"), b->loc);
+  mlirOperationStateAddOperands(&st, 1, &which);
+  MlirNamedAttribute ca = named(b->ctx, "cases", mlirDenseI64ArrayGet(b->ctx, nf, cases));
+  mlirOperationStateAddAttributes(&st, 1, &ca);
+  mlirOperationStateAddOwnedRegions(&st, nf + 1, regions);
+  MlirOperation sw = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(b->block, b->before, sw);
+  builder in = *b;
+  in.before = (MlirOperation){NULL}; /* append */
+  MlirValue args[SG_META_MAX_ARGS];
+  for (int q = -1; q < nf; q++) {
+    in.block = mlirRegionGetFirstBlock(mlirOperationGetRegion(sw, q + 1));
+    const sg_meta_variant *v = q >= 0 ? &m->variants[few[q]] : NULL;
+    unsigned rpb = v ? v->rows_per_block : m->rows_per_block, cl = v ? v->cluster : m->cluster;
+    unsigned block = v ? v->block : m->block, dsmem = v ? v->dsmem : m->dsmem;
+    cl = cl ? cl : 1;
+    MlirValue c1 = constant(&in, b->index, 1);
+    MlirValue grid = run_time_grid(&in, m_index, rpb, cl);
+    MlirValue cluster = cl > 1 ? constant(&in, b->index, cl) : c1;
+    kernel_args(&in, r, &s->ops[i], m, dev, rows, (MlirValue){NULL}, args); /* one signature */
+    MlirValue done = launch_func(&in, v ? few_refs[few[q]] : ref, c1, grid,
+                                 constant(&in, b->index, block), cluster, cl, dsmem, args,
+                                 m->nargs, tok);
+    if (async)
+      staged_tail(&in, &s->ops[i], mem, dev, done);
+    emit(&in, "scf.yield", 0, NULL, NULL, 0, NULL);
+  }
+  return 1;
+}
+
 /* Emits the launch of op i's kernel (refs[0]; a run-time N: refs[q] that of
- * range q) in place of its site. */
+ * range q; a run-time M: the entry launch_rows_switch picks among the kernel
+ * (refs[0]) and its few-rows variants (few_refs)) in place of its site. */
 #define MAX_GONE (4 * (SGM_MAX_CHAIN_OPS + 1))
-static void launch(builder *b, sgm_state *s, int i, const MlirAttribute *refs) {
+static void launch(builder *b, sgm_state *s, int i, const MlirAttribute *refs,
+                   const MlirAttribute *few_refs) {
   const sg_mlir_op *r = &s->report->ops[i];
   const sgm_op *o = &s->ops[i];
   const sgm_site *t = o->site;
@@ -439,6 +510,9 @@ static void launch(builder *b, sgm_state *s, int i, const MlirAttribute *refs) {
     } else { /* M at run time, and the grid by the runtime's rule (sgrt_launch_geometry) */
       MlirValue m_index = run_time_rows(b, mem[0], r->dim, r->inner);
       rows = emit(b, "arith.index_cast", 1, &m_index, &b->i64, 0, NULL);
+      if (launch_rows_switch(b, s, i, refs[0], few_refs, m_index, rows, mem, dev,
+                             staged ? tok : (MlirValue){NULL}))
+        goto launched; /* each case ends a stream */
       grid = run_time_grid(b, m_index, m->rows_per_block, r->cluster);
     }
     MlirValue block = constant(b, b->index, r->block);
@@ -450,6 +524,7 @@ static void launch(builder *b, sgm_state *s, int i, const MlirAttribute *refs) {
     if (staged)
       staged_tail(b, o, mem, dev, done);
   }
+launched:
   if (r->tensor_form) {
     MlirType tout = mlirValueGetType(o->value[1]);
     MlirNamedAttribute a[2] = {named(b->ctx, "restrict", mlirUnitAttrGet(b->ctx)),
@@ -652,11 +727,13 @@ sg_status sgm_rewrite(sgm_state *s, sg_diag *diag) {
       continue;
     MlirOperation mod = module_of(s->ops[i].op);
     MlirAttribute refs[SG_N_RANGES_MAX];
+    const placed *p = NULL;
     for (int q = 0; q < (r->nranges ? r->nranges : 1); q++) {
-      const placed *p = &pl[find_placed(pl, npl, r->nranges ? r->range_kernels[q] : r->kernel, mod)];
+      p = &pl[find_placed(pl, npl, r->nranges ? r->range_kernels[q] : r->kernel, mod)];
       refs[q] = r->few ? p->few_refs[r->few - 1] : p->ref; /* few: its variant few - 1 */
     }
-    launch(&b, s, i, refs);
+    /* a run-time M: the kernel and its variants, picked in the module */
+    launch(&b, s, i, refs, r->m < 0 && !r->nranges && !r->few ? p->few_refs : NULL);
     rep->ops[i].compiled = 1;
     rep->ncompiled++;
   }

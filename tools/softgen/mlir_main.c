@@ -66,11 +66,21 @@ static void print_ops(const sg_cli_mlir_job *j, const sg_mlir_report *r) {
                 lo->kernel, hi->kernel, copies[op->copies & 3]);
         continue;
       }
-      fprintf(stderr, "softgen: %s: %s %sx%lld %s -> %s (%s, block %u, cluster %u%s)\n",
+      const sg_meta *km = &r->kernels[op->kernel].meta;
+      char few[96] = ""; /* a run-time M: the module picks among the few-rows variants too */
+      int nf = 0;
+      unsigned most = 0;
+      for (int v = 0; op->m < 0 && v < km->nvariants; v++)
+        if (!km->variants[v].split)
+          nf++, most = km->variants[v].max_rows;
+      if (nf == 1)
+        snprintf(few, sizeof few, "; for M up to %u its few-rows variant", most);
+      else if (nf)
+        snprintf(few, sizeof few, "; for M up to %u one of its %d few-rows variants", most, nf);
+      fprintf(stderr, "softgen: %s: %s %sx%lld %s -> %s (%s, block %u, cluster %u%s%s)\n",
               op->location, name, m, (long long)op->n, sg_dtype_name(op->dtype),
-              op->few ? r->kernels[op->kernel].meta.variants[op->few - 1].kernel
-                      : r->kernels[op->kernel].name,
-              grid, op->block, op->cluster, copies[op->copies & 3]);
+              op->few ? km->variants[op->few - 1].kernel : r->kernels[op->kernel].name, grid,
+              op->block, op->cluster, few, copies[op->copies & 3]);
     }
   }
   if (r->nops == 0)
