@@ -18,8 +18,8 @@
  * its own chunks into the image (pad 0) and stores its outputs straight to
  * memory. A barrier at the top of each row block keeps the images of the
  * previous one until every thread is done with them.
- * With prefetch (rows_in_flight 2, a persistent grid; only where a constraint
- * asks) the read images are two sets: while a row block computes from one,
+ * With prefetch (rows_in_flight 2, a persistent grid: sgp_policy_prefetch, or
+ * a constraint) the read images are two sets: while a row block computes from one,
  * the next row block's spans are copied into the other (their copies issued
  * after the top barrier, one commit group a row block, waited for one trip
  * later), so a block keeps its next span in flight beside this one's passes.

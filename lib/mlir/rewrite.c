@@ -313,6 +313,41 @@ static void staged_tail(builder *b, const sgm_op *o, const MlirValue mem[2], con
   emit(b, "gpu.wait", 1, &tok, NULL, 0, NULL);
 }
 
+/* The count of the n ascending bounds that x (index) is over, or at_zero
+ * where x is 0: which case of an index_switch takes x. */
+static MlirValue count_over(builder *b, MlirValue x, const int64_t *bounds, int n,
+                            int64_t at_zero) {
+  MlirValue zero = constant(b, b->index, 0), one = constant(b, b->index, 1), which = zero;
+  for (int q = 0; q < n; q++) {
+    MlirValue pick[3] = {compare(b, 8, x, constant(b, b->index, bounds[q])), one, zero}; /* ugt */
+    which = binary(b, "arith.addi", which, emit(b, "arith.select", 3, pick, &b->index, 0, NULL));
+  }
+  MlirValue sel[3] = {compare(b, 0, x, zero), constant(b, b->index, at_zero), which}; /* eq */
+  return emit(b, "arith.select", 3, sel, &b->index, 0, NULL);
+}
+
+/* An scf.index_switch on which, at b's insertion point, with cases 0 .. n - 1
+ * (n <= SG_N_RANGES_MAX) and the default: each region one empty block; the
+ * default's is region 0, case q's region q + 1. */
+static MlirOperation index_switch(builder *b, MlirValue which, int n) {
+  int64_t cases[SG_N_RANGES_MAX];
+  MlirRegion regions[SG_N_RANGES_MAX + 1];
+  for (int q = 0; q <= n; q++) {
+    regions[q] = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(regions[q], mlirBlockCreate(0, NULL, NULL));
+    if (q < n)
+      cases[q] = q;
+  }
+  MlirOperationState st = mlirOperationStateGet(sgm_str("scf.index_switch"), b->loc);
+  mlirOperationStateAddOperands(&st, 1, &which);
+  MlirNamedAttribute ca = named(b->ctx, "cases", mlirDenseI64ArrayGet(b->ctx, n, cases));
+  mlirOperationStateAddAttributes(&st, 1, &ca);
+  mlirOperationStateAddOwnedRegions(&st, n + 1, regions);
+  MlirOperation sw = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(b->block, b->before, sw);
+  return sw;
+}
+
 /* A run-time N: its range's kernel, by an scf.index_switch on the range
  * (the count of ranges below N; N = 0, nothing to compute, the default:
  * no launch). N over 2^31-1, the ranges' end, fails a cf.assert. With
@@ -329,32 +364,12 @@ static void launch_ranges(builder *b, sgm_state *s, int i, const MlirAttribute *
   snprintf(msg, sizeof msg, "softgen: the reduced dim of the softmax at %s is over %lld, the "
            "longest row its kernels take", r->location, (long long)top->n);
   check(b, compare(b, 7, cols, constant(b, b->i64, top->n)), msg); /* ule */
-  MlirValue zero = constant(b, b->index, 0), one = constant(b, b->index, 1), which = zero;
-  for (int q = 0; q + 1 < r->nranges; q++) { /* ranges below N */
-    const sg_meta *m = &s->report->kernels[r->range_kernels[q]].meta;
-    MlirValue pick[3] = {compare(b, 8, n_index, constant(b, b->index, m->n)), one, zero}; /* ugt */
-    which = binary(b, "arith.addi", which, emit(b, "arith.select", 3, pick, &b->index, 0, NULL));
-  }
-  MlirValue empty = compare(b, 0, n_index, zero); /* eq */
-  MlirValue sel[3] = {empty, constant(b, b->index, r->nranges), which};
-  which = emit(b, "arith.select", 3, sel, &b->index, 0, NULL);
-  /* the switch: the default region (no launch) first, then a case a range */
-  int64_t cases[SG_N_RANGES_MAX];
-  MlirRegion regions[SG_N_RANGES_MAX + 1];
-  for (int q = 0; q <= r->nranges; q++) {
-    regions[q] = mlirRegionCreate();
-    mlirRegionAppendOwnedBlock(regions[q], mlirBlockCreate(0, NULL, NULL));
-    if (q < r->nranges)
-      cases[q] = q;
-  }
+  int64_t below[SG_N_RANGES_MAX]; /* the ranges below N; N = 0: the default, no launch */
+  for (int q = 0; q + 1 < r->nranges; q++)
+    below[q] = s->report->kernels[r->range_kernels[q]].meta.n;
+  MlirValue which = count_over(b, n_index, below, r->nranges - 1, r->nranges);
   int async = !mlirValueIsNull(tok);
-  MlirOperationState st = mlirOperationStateGet(sgm_str("scf.index_switch"), b->loc);
-  mlirOperationStateAddOperands(&st, 1, &which);
-  MlirNamedAttribute ca = named(b->ctx, "cases", mlirDenseI64ArrayGet(b->ctx, r->nranges, cases));
-  mlirOperationStateAddAttributes(&st, 1, &ca);
-  mlirOperationStateAddOwnedRegions(&st, r->nranges + 1, regions);
-  MlirOperation sw = mlirOperationCreate(&st);
-  mlirBlockInsertOwnedOperationBefore(b->block, b->before, sw);
+  MlirOperation sw = index_switch(b, which, r->nranges);
   builder in = *b;
   in.before = (MlirOperation){NULL}; /* append */
   for (int q = -1; q < r->nranges; q++) {
@@ -391,37 +406,15 @@ static int launch_rows_switch(builder *b, sgm_state *s, int i, MlirAttribute ref
   const sg_mlir_op *r = &s->report->ops[i];
   const sg_meta *m = &s->report->kernels[r->kernel].meta;
   int few[SG_META_MAX_VARIANTS], nf = 0;
+  int64_t most[SG_META_MAX_VARIANTS]; /* their max_rows, ascending */
   for (int v = 0; v < m->nvariants; v++)
     if (!m->variants[v].split)
-      few[nf++] = v;
+      most[nf] = m->variants[v].max_rows, few[nf++] = v;
   if (!few_refs || !nf)
     return 0;
-  MlirValue zero = constant(b, b->index, 0), one = constant(b, b->index, 1), which = zero;
-  for (int q = 0; q < nf; q++) { /* variants whose max_rows M is over */
-    int64_t k = (int64_t)m->variants[few[q]].max_rows;
-    MlirValue pick[3] = {compare(b, 8, m_index, constant(b, b->index, k)), one, zero}; /* ugt */
-    which = binary(b, "arith.addi", which, emit(b, "arith.select", 3, pick, &b->index, 0, NULL));
-  }
-  MlirValue empty = compare(b, 0, m_index, zero); /* eq: the kernel */
-  MlirValue sel[3] = {empty, constant(b, b->index, nf), which};
-  which = emit(b, "arith.select", 3, sel, &b->index, 0, NULL);
-  /* the default region (the kernel) first, then a case a variant */
-  int64_t cases[SG_META_MAX_VARIANTS];
-  MlirRegion regions[SG_META_MAX_VARIANTS + 1];
-  for (int q = 0; q <= nf; q++) {
-    regions[q] = mlirRegionCreate();
-    mlirRegionAppendOwnedBlock(regions[q], mlirBlockCreate(0, NULL, NULL));
-    if (q < nf)
-      cases[q] = q;
-  }
+  MlirValue which = count_over(b, m_index, most, nf, nf); /* M = 0: the kernel */
   int async = !mlirValueIsNull(tok);
-  MlirOperationState st = mlirOperationStateGet(sgm_str("scf.index_switch"), b->loc);
-  mlirOperationStateAddOperands(&st, 1, &which);
-  MlirNamedAttribute ca = named(b->ctx, "cases", mlirDenseI64ArrayGet(b->ctx, nf, cases));
-  mlirOperationStateAddAttributes(&st, 1, &ca);
-  mlirOperationStateAddOwnedRegions(&st, nf + 1, regions);
-  MlirOperation sw = mlirOperationCreate(&st);
-  mlirBlockInsertOwnedOperationBefore(b->block, b->before, sw);
+  MlirOperation sw = index_switch(b, which, nf);
   builder in = *b;
   in.before = (MlirOperation){NULL}; /* append */
   MlirValue args[SG_META_MAX_ARGS];

@@ -78,8 +78,8 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * (ptxas -v).
  * Not for peeled rows, the host (no shared-memory copies) or where
  * constraints fix the shape or the staging; PipelineConstraint(rows_in_flight=2)
- * keeps the rows flat and copies the next row block ahead (codegen/rows_flat.c;
- * not timed yet, so never automatic).
+ * keeps the rows flat and copies the next row block ahead (codegen/rows_flat.c),
+ * as the policy does for small images of one 16-bit read (sgp_policy_prefetch).
  * A thread's share of a row: at most FLAT_ELEMS_PER_THREAD elements, or
  * FLAT_THREAD_READ_BYTES of reads where that is more (rows of one 16-bit
  * read: 32 elements), in at most FLAT_MAX_CHUNKS vectors. A block's span, and
@@ -476,7 +476,6 @@ unsigned sgp_policy_tile_chunks(const sg_plan *pl) {
  * = 46, 174, 179: 44-47 KB a multiprocessor) it lost 7-10 %, and every f32
  * flat plan lost 8-13 % (at 1.00-1.04 of the copy without). */
 #define FLAT_PREFETCH_BYTES (10 * 1024 + 512)
-static uint64_t flat_images(const sg_template *t, const sg_plan *pl, int reads_only);
 int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
   if (pl->threads_per_row == 1 && pl->chunks == 1 && !pl->flat &&
       (uint64_t)pl->n * in->read_bytes <= TINY_ROW_BYTES)
@@ -769,8 +768,8 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
  * 129-1024 (f16 755 x 1936 1.08 x with 1024); rows that took blocks of 1024
  * threads lost 5-12 % (f16 N = 8784-10528 at M = 3-78, f32 N = 4982-6136),
  * hence SPREAD_MAX_THREADS. Not for clusters, staged or tiled rows, rows of
- * FEW_ROWS_BYTES or more (their own few-rows variants), prefetching plans, or
- * where constraints fix the shape. */
+ * FEW_ROWS_BYTES or more (their own few-rows variants), prefetching plans that
+ * are not flat, or where constraints fix the shape. */
 #define SPREAD_ACCESSES 2
 #define SPREAD_BLOCKS 1024
 #define SPREAD_MAX_THREADS 512
