@@ -143,17 +143,9 @@ static void barrier(sgc_ctx *cx) {
  * arguments are <= 0 and the row maximum contributes 1 to the sum, so such
  * terms are below any output's resolution; overflow, infinities and NaNs
  * behave as llvm.exp2. */
-static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v) {
-  LLVMTypeRef t = LLVMTypeOf(v);
-  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
-    return sgc_intrinsic(cx, "llvm.amdgcn.exp2", cx->f32, &v, 1);
-  LLVMValueRef r = LLVMGetPoison(t);
-  for (unsigned i = 0; i < LLVMGetVectorSize(t); i++) {
-    LLVMValueRef idx = LLVMConstInt(cx->i32, i, 0);
-    LLVMValueRef e = LLVMBuildExtractElement(cx->b, v, idx, "");
-    r = LLVMBuildInsertElement(cx->b, r, sgc_intrinsic(cx, "llvm.amdgcn.exp2", cx->f32, &e, 1), idx, "");
-  }
-  return r;
+static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v, int flush) {
+  (void)flush; /* flushed always */
+  return sgc_map_scalar(cx, "llvm.amdgcn.exp2", v);
 }
 
 /* v_log_f32, element by element for vectors. */

@@ -45,7 +45,14 @@ static LLVMValueRef shuffle_xor(sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsi
 static void barrier(sgc_ctx *cx) { sgc_intrinsic(cx, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL,
                                                  (LLVMValueRef[]){LLVMConstInt(cx->i32, 0, 0)}, 1); }
 
-static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v) {
+/* exp2 as ex2.approx.f32, which keeps subnormal results: ptxas wraps the
+ * MUFU.EX2 in a rescale (a compare and two predicated multiplies, four
+ * instructions an exp). Where they cannot reach an output (flush), one
+ * MUFU.EX2 each: ex2.approx.ftz.f32, element by element; an input below
+ * 2^-126 in magnitude gives 1 either way. */
+static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v, int flush) {
+  if (flush)
+    return sgc_map_scalar(cx, "llvm.nvvm.ex2.approx.ftz.f", v);
   LLVMValueRef r = sgc_intrinsic(cx, "llvm.exp2", LLVMTypeOf(v), &v, 1);
   LLVMSetFastMathFlags(r, LLVMFastMathApproxFunc); /* ex2.approx.f32 */
   return r;

@@ -86,9 +86,11 @@ LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks 
 
 /* The online softmax of a row value x (masked elements -inf): one reduction
  * of (max, sum of exp) pairs over the whole tree. Returns the row's max and
- * sum and, when e is not NULL, e = exp(x - max) (chunks; registers plans only). */
-void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LLVMValueRef *max,
-                           LLVMValueRef *sum);
+ * sum and, when e is not NULL, e = exp(x - max) (chunks; registers plans
+ * only), its values below 2^-126 0 when e_flush (sgc_exp). The exps that only
+ * enter the sum are flushed always: the row's max contributes 1 to it. */
+void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, int e_flush,
+                           LLVMValueRef *max, LLVMValueRef *sum);
 
 /* One tile of a running online (max, sum) pair (tiled rows): m and s are
  * vectors of plan->vec lanes (initially -inf and 0), x the tile's n chunks
@@ -108,11 +110,13 @@ void sgc_reduce_pairs(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef s, LLVMValueRef 
  * the row block starts, so that the load overlaps the row's. */
 LLVMValueRef sgc_grid_tag(sgc_ctx *cx);
 
-/* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors. */
-LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x);
+/* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors; flush:
+ * results below 2^-126 may be 0 (where they reach no output: a sum that
+ * holds a 1, an f16 output). */
+LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x, int flush);
 
 /* exp(m - M), and exactly 1 when m == M (-inf - -inf would be NaN). */
-LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M);
+LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M, int flush);
 
 /* Applies a one-argument f32 intrinsic to a scalar, or to each element of a
  * vector (intrinsics overloaded on f32 get the f32 overload). */

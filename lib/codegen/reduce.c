@@ -59,7 +59,7 @@ LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVM
   return kind == SGC_REDUCE_SUM ? LLVMBuildFAdd(cx->b, a, b, "") : vmax(cx, a, b);
 }
 
-LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x) {
+LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x, int flush) {
   LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
   if (LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind) {
     unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
@@ -68,14 +68,14 @@ LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x) {
       e[i] = log2e;
     log2e = LLVMConstVector(e, n);
   }
-  return cx->hooks->exp2(cx, LLVMBuildFMul(cx->b, x, log2e, ""));
+  return cx->hooks->exp2(cx, LLVMBuildFMul(cx->b, x, log2e, ""), flush);
 }
 
 /* exp(m - M), exactly 1 when m == M (so that -inf - -inf is not NaN). */
-LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M) {
+LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M, int flush) {
   LLVMValueRef same = LLVMBuildFCmp(cx->b, LLVMRealOEQ, m, M, "");
   return LLVMBuildSelect(cx->b, same, LLVMConstReal(cx->f32, 1.0),
-                         sgc_exp(cx, LLVMBuildFSub(cx->b, m, M, "")), "rescale");
+                         sgc_exp(cx, LLVMBuildFSub(cx->b, m, M, ""), flush), "rescale");
 }
 
 /* Partials a lane combines before the butterfly of a gather stage: the
@@ -96,8 +96,8 @@ static partial combine(sgc_ctx *cx, sgc_reduce_kind kind, partial a, partial b) 
     return r;
   }
   r.v[0] = vmax(cx, a.v[0], b.v[0]);
-  r.v[1] = LLVMBuildFAdd(cx->b, LLVMBuildFMul(cx->b, a.v[1], sgc_rescale(cx, a.v[0], r.v[0]), ""),
-                         LLVMBuildFMul(cx->b, b.v[1], sgc_rescale(cx, b.v[0], r.v[0]), ""), "");
+  r.v[1] = LLVMBuildFAdd(cx->b, LLVMBuildFMul(cx->b, a.v[1], sgc_rescale(cx, a.v[0], r.v[0], 1), ""),
+                         LLVMBuildFMul(cx->b, b.v[1], sgc_rescale(cx, b.v[0], r.v[0], 1), ""), "");
   return r;
 }
 
@@ -165,7 +165,7 @@ static partial butterfly(sgc_ctx *cx, sgc_reduce_kind kind, partial acc, unsigne
     v = sgc_combine(cx, first, v, cx->hooks->shuffle_xor(cx, v, m, width));
   if (kind != SGC_REDUCE_ONLINE)
     return (partial){{v, NULL}};
-  LLVMValueRef s = LLVMBuildFMul(cx->b, acc.v[1], sgc_rescale(cx, acc.v[0], v), "");
+  LLVMValueRef s = LLVMBuildFMul(cx->b, acc.v[1], sgc_rescale(cx, acc.v[0], v, 1), "");
   for (unsigned m = width / 2; m >= 1; m /= 2)
     s = LLVMBuildFAdd(cx->b, s, cx->hooks->shuffle_xor(cx, s, m, width), "");
   return (partial){{v, s}};
@@ -437,8 +437,8 @@ static LLVMValueRef exp_shift(sgc_ctx *cx, LLVMValueRef m) {
                          LLVMConstReal(cx->f32, 0.0), m, "");
 }
 
-void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LLVMValueRef *max,
-                           LLVMValueRef *sum) {
+void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, int e_flush,
+                           LLVMValueRef *max, LLVMValueRef *sum) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
   LLVMValueRef mt, st;
@@ -449,10 +449,10 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LL
       LLVMBasicBlockRef from, join = chunk_open(cx, x, c, &from);
       LLVMValueRef before[2] = {mt, st}, v = x->get(x->env, c);
       LLVMValueRef mn = vmax(cx, mt, across_vector(cx, SGC_REDUCE_MAX, v));
-      LLVMValueRef ec = sgc_exp(cx, LLVMBuildFSub(b, v, splat_f32(cx, exp_shift(cx, mn)), ""));
+      LLVMValueRef ec = sgc_exp(cx, LLVMBuildFSub(b, v, splat_f32(cx, exp_shift(cx, mn)), ""), 1);
       LLVMValueRef se = across_vector(cx, SGC_REDUCE_SUM, ec);
       st = c == 0 ? se /* st is still 0 */
-                  : LLVMBuildFAdd(b, LLVMBuildFMul(b, st, sgc_rescale(cx, mt, mn), ""), se, "");
+                  : LLVMBuildFAdd(b, LLVMBuildFMul(b, st, sgc_rescale(cx, mt, mn, 1), ""), se, "");
       mt = mn;
       LLVMValueRef acc[2] = {mt, st};
       chunk_close(cx, join, from, acc, before, 2);
@@ -468,7 +468,7 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LL
     mt = across_vector(cx, SGC_REDUCE_MAX, tree1(cx, SGC_REDUCE_MAX, vals, pl->chunks));
     LLVMValueRef sv = splat_f32(cx, exp_shift(cx, mt));
     for (unsigned c = 0; c < pl->chunks; c++) {
-      e[c] = sgc_exp(cx, LLVMBuildFSub(b, xs[c], sv, ""));
+      e[c] = sgc_exp(cx, LLVMBuildFSub(b, xs[c], sv, ""), e_flush);
       vals[c] = e[c];
     }
     st = across_vector(cx, SGC_REDUCE_SUM, tree1(cx, SGC_REDUCE_SUM, vals, pl->chunks));
@@ -480,7 +480,7 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, LL
   if (!e || pl->stage)
     return;
   /* the thread's exps were relative to its own max: rescale to the row's */
-  LLVMValueRef rv = splat_f32(cx, sgc_rescale(cx, mt, acc.v[0])); /* 0 for an all -inf thread */
+  LLVMValueRef rv = splat_f32(cx, sgc_rescale(cx, mt, acc.v[0], e_flush)); /* 0: all -inf */
   for (unsigned c = 0; c < pl->chunks; c++)
     e[c] = LLVMBuildFMul(b, e[c], rv, "");
 }
@@ -508,10 +508,10 @@ void sgc_online_tile(sgc_ctx *cx, LLVMValueRef *m, LLVMValueRef *s, const LLVMVa
   LLVMValueRef shift = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, mn, ninf, ""),
                                        const_like(cx, mn, 0.0), mn, "");
   for (unsigned c = 0; c < n; c++)
-    v[c] = sgc_exp(cx, LLVMBuildFSub(b, x[c], shift, ""));
+    v[c] = sgc_exp(cx, LLVMBuildFSub(b, x[c], shift, ""), 1);
   LLVMValueRef same = LLVMBuildFCmp(b, LLVMRealOEQ, *m, mn, "");
   LLVMValueRef rescale = LLVMBuildSelect(b, same, const_like(cx, mn, 1.0),
-                                         sgc_exp(cx, LLVMBuildFSub(b, *m, mn, "")), "rescale");
+                                         sgc_exp(cx, LLVMBuildFSub(b, *m, mn, ""), 1), "rescale");
   *s = LLVMBuildFAdd(b, LLVMBuildFMul(b, *s, rescale, ""), tree1(cx, SGC_REDUCE_SUM, v, n), "");
   *m = mn;
 }

@@ -62,7 +62,41 @@ static LLVMValueRef const_like(sgc_ctx *cx, LLVMValueRef v, double value) {
   return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind ? sgc_splat(cx, c) : c;
 }
 
-static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b) {
+/* 1 when exp op i's results below 2^-126 reach no output as anything but 0,
+ * so that the target may flush them (sgc_exp): the exp of an online chain
+ * (exp(a - max(a)): at most 1, the row's max contributing 1 to its sum) used
+ * only by its sum and by its division by that sum (or safe_div: 0 for a sum of
+ * 0), each quotient (at most the exp) written only to f16 tensors, whose smallest subnormal is 2^-24. The
+ * exps that enter only the sum are flushed in codegen/reduce.c. */
+static int exp_flushes(const sgc_walk *w, int i) {
+  sgc_ctx *cx = w->cx;
+  const sg_template *t = cx->t;
+  const sgt_op *o = t->ops;
+  int chain = 0, e, s = -1;
+  for (int j = 0; j < t->nops && !chain; j++)
+    chain = sgt_online_chain(t, j, &e, &s) && e == i;
+  if (!chain)
+    return 0;
+  for (int u = i + 1; u < t->nops; u++) {
+    if (o[u].operands[0] != i && o[u].operands[1] != i)
+      continue;
+    if (u == s)
+      continue;
+    int b = o[u].operands[1];
+    if ((o[u].code != SGT_DIV && o[u].code != SGT_SAFE_DIV) || o[u].operands[0] != i || b < 0 ||
+        o[b].code != SGT_BROADCAST ||
+        o[b].operands[0] != s)
+      return 0;
+    for (int k = u + 1; k < t->nops; k++)
+      if ((o[k].operands[0] == u || o[k].operands[1] == u) &&
+          (o[k].code != SGT_WRITE || sgc_elem_type(cx, o[k].tensor) != LLVMHalfTypeInContext(cx->ctx)))
+        return 0;
+  }
+  return 1;
+}
+
+static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b,
+                                int flush) {
   LLVMBuilderRef bd = cx->b;
   switch (code) {
   case SGT_ADD:
@@ -82,7 +116,7 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
     return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, b, const_like(cx, b, 0.0), ""),
                            const_like(cx, a, 0.0), LLVMBuildFDiv(bd, a, b, ""), "");
   case SGT_EXP:
-    return cx->hooks->exp2(cx, LLVMBuildFMul(bd, a, const_like(cx, a, M_LOG2E), ""));
+    return sgc_exp(cx, a, flush);
   case SGT_LOG:
     return LLVMBuildFMul(bd, cx->hooks->log2(cx, a), const_like(cx, a, M_LN2), "");
   default:
@@ -159,7 +193,7 @@ static LLVMValueRef row_chunk(sgc_walk *w, int i, unsigned c) {
     r = LLVMBuildFMul(cx->b, operand_chunk(w, op, 0, c), v->recip, "");
   else
     r = elementwise(cx, op->code, operand_chunk(w, op, 0, c),
-                    op->operands[1] >= 0 ? operand_chunk(w, op, 1, c) : NULL);
+                    op->operands[1] >= 0 ? operand_chunk(w, op, 1, c) : NULL, exp_flushes(w, i));
   v->chunks[c] = r;
   v->seg[c] = w->seg;
   return r;
@@ -184,7 +218,7 @@ static LLVMValueRef dead_value(sgc_walk *w, int i) {
     return LLVMBuildFMul(w->cx->b, a, v->recip_scalar, "");
   if (op->operands[1] >= 0 && !(bv = dead_value(w, op->operands[1])))
     return NULL;
-  return elementwise(w->cx, op->code, a, bv);
+  return elementwise(w->cx, op->code, a, bv, exp_flushes(w, i));
 }
 
 /* 1 when op i's value in a wholly masked chunk is the constant `identity`. */
@@ -325,8 +359,8 @@ void sgc_walk_op(sgc_walk *w, int i) {
      * builds per pass rebuilds exp(a - max) where it is used next */
     masked_src src = {w, op->operands[0], sgc_splat(cx, LLVMConstReal(cx->f32, -INFINITY))};
     sgc_chunks x = masked_reduction(&src, -INFINITY);
-    sgc_reduce_row_online(cx, &x, per_pass ? NULL : vals[exp_op].chunks, &out->scalar,
-                          &vals[sum_op].scalar);
+    sgc_reduce_row_online(cx, &x, per_pass ? NULL : vals[exp_op].chunks, exp_flushes(w, exp_op),
+                          &out->scalar, &vals[sum_op].scalar);
     vals[sum_op].is_row = 0;
     w->done[sum_op] = 1;
     if (!per_pass) {
@@ -358,7 +392,7 @@ void sgc_walk_op(sgc_walk *w, int i) {
     break;
   }
   if (!out->is_row) { /* per-row scalar arithmetic */
-    out->scalar = elementwise(cx, op->code, a->scalar, bv ? bv->scalar : NULL);
+    out->scalar = elementwise(cx, op->code, a->scalar, bv ? bv->scalar : NULL, exp_flushes(w, i));
     return;
   }
   LLVMValueRef den = (op->code == SGT_DIV || op->code == SGT_SAFE_DIV)
