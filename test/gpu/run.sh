@@ -27,6 +27,11 @@
 # check.log, suite.log, suite.md, align.log, align.md, sanitizer.log; a summary table printed
 # last. The whole run keeps within $SOFTGEN_GPU_DEADLINE seconds (default 540): later stages
 # get what is left and record SKIPPED (a failure) when nothing is. Exit status 0 iff all passed.
+# $SOFTGEN_GPU_STAGES picks stages 4-7 (default "check suite grid align sanitizer"; build,
+# probe and lit always run); a stage left out is recorded UNSELECTED, not a failure, and the
+# time shares of the others do not wait for it. All of them no longer fit one device call
+# (the check stage alone wants several minutes): run SOFTGEN_GPU_STAGES=check in one call
+# and "suite grid align sanitizer" in the next, and commit both RESULTS.md.
 set -uo pipefail
 out=${1:?usage: test/gpu/run.sh OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -40,6 +45,16 @@ deadline=${SOFTGEN_GPU_DEADLINE:-540}
 align_secs=${SOFTGEN_GPU_ALIGN_SECONDS:-150}
 san_secs=$([ "$align_secs" = 0 ] && echo 150 || echo 210)
 grid_secs=60 # the grid stage's share (grid_split.py --max-seconds; 60 more for its timeout)
+all_stages="check suite grid align sanitizer"
+picked=" ${SOFTGEN_GPU_STAGES:-$all_stages} "
+for s in $picked; do
+  case " $all_stages " in *" $s "*) ;; *)
+    echo "run.sh: SOFTGEN_GPU_STAGES: no stage '$s' (the stages: $all_stages)" >&2; exit 2 ;;
+  esac
+done
+picked_stage() { [[ "$picked" == *" $1 "* ]]; }
+# what a picked stage keeps for itself from the ones before it
+share() { if picked_stage "$1"; then echo "$2"; else echo 0; fi; }
 jobs_n=$(nproc 2>/dev/null || echo 4)
 t_start=$(date +%s)
 tmp=$(mktemp -d)
@@ -66,13 +81,15 @@ check_table="" sanitizer_table="" lit_note=""
 
 write_results() { # RESULTS.md, rewritten after every stage so a cut-off run leaves one
   local f="$out/RESULTS.md" i overall=PASS
-  for i in "${!results[@]}"; do [ "${results[$i]}" = PASS ] || overall=FAIL; done
+  for i in "${!results[@]}"; do
+    [ "${results[$i]}" = PASS ] || [ "${results[$i]}" = UNSELECTED ] || overall=FAIL
+  done
   {
     echo "# softgen GPU correctness results"
     echo
     echo "- GPU: $gpu_name ($gpu_arch); driver $driver"
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); run took $(elapsed) s"
-    echo "- command: \`test/gpu/run.sh OUTDIR\` on the GPU machine, objects from \`test/gpu/generate.sh\`"
+    echo "- command: \`test/gpu/run.sh OUTDIR\` on the GPU machine, objects from \`test/gpu/generate.sh\`; stages:$picked"
     if [ -n "$objs" ] && [ -f "$objs/info.txt" ]; then
       echo "- objects:"
       sed 's/^/  - /' "$objs/info.txt"
@@ -122,7 +139,7 @@ summary() { # the short table, printed last
   printf '%-10s %-8s %s\n' "stage" "result" "detail"
   for i in "${!stages[@]}"; do
     printf '%-10s %-8s %s\n' "${stages[$i]}" "${results[$i]}" "${details[$i]}"
-    [ "${results[$i]}" = PASS ] || overall=1
+    [ "${results[$i]}" = PASS ] || [ "${results[$i]}" = UNSELECTED ] || overall=1
   done
   echo "GPU: $gpu_name ($gpu_arch), driver $driver; $(elapsed) s; results: $out/RESULTS.md"
   echo "OVERALL: $([ $overall = 0 ] && echo PASS || echo FAIL)"
@@ -259,6 +276,7 @@ EOF
 fi
 
 # ---- 4 softgen-run --check of every object, M = 1 and 4096 ---------------------------
+if picked_stage check; then
 t=$(date +%s)
 mkdir -p "$tmp/chk"
 chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
@@ -271,7 +289,7 @@ chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
   echo $? >"$l.rc"
 }
 export -f chk
-export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 90 - align_secs - san_secs - grid_secs))
+export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - $(share suite 90) - $(share align "$align_secs") - $(share sanitizer "$san_secs") - $(share grid "$grid_secs")))
 # M = 4096, or fewer rows where 4096 rows exceed 2^23 elements (the float64 CPU
 # reference of softgen-run is single-threaded; the suite covers large M)
 awk -F'\t' '$2 == "softmax" { print $1 "\t" $4 "\t" $5 }' "$objs/manifest.tsv" | while read -r f n s; do
@@ -324,6 +342,9 @@ others=$(awk -F'\t' '$2 != "softmax"' "$objs/manifest.tsv" | wc -l)
 note=""
 [ "$others" -gt 0 ] && note="; softmax objects only: suite.py checks the $others objects of other templates"
 record check "$r" "softgen-run --check, M=1 and 4096 (fewer where M*N > 2^23): $((total - nfail - nskip))/$total passed, $nfail failed, $nskip not run (time up)$note" $(($(date +%s) - t))
+else
+  record check UNSELECTED "not in SOFTGEN_GPU_STAGES" 0
+fi
 
 # Runs test/gpu/SCRIPT (suite.py, alignment.py) on the objects within BUDGET seconds
 # (started at T) and records stage NAME from its "cases passed" line.
@@ -342,28 +363,37 @@ py_stage() {
 }
 
 # ---- 5 suite.py ------------------------------------------------------------------------
+if picked_stage suite; then
 t=$(date +%s)
-budget=$(($(left) - san_secs - align_secs - grid_secs))  # keep the later stages' shares
+budget=$(($(left) - $(share sanitizer "$san_secs") - $(share align "$align_secs") - $(share grid "$grid_secs")))  # keep the later stages' shares
 [ "$budget" -gt 300 ] && budget=300
 if [ "$budget" -lt 30 ]; then
   record suite FAIL "SKIPPED: only $(left) s left" 0
 else
   py_stage suite suite.py "$budget" "$t"
 fi
+else
+  record suite UNSELECTED "not in SOFTGEN_GPU_STAGES" 0
+fi
 
 # ---- 5b grid_split.py -----------------------------------------------------------------
+if picked_stage grid; then
 t=$(date +%s)
-budget=$(($(left) - san_secs - align_secs))
+budget=$(($(left) - $(share sanitizer "$san_secs") - $(share align "$align_secs")))
 [ "$budget" -gt "$grid_secs" ] && budget=$grid_secs
 if [ "$budget" -lt 20 ]; then
   record grid FAIL "SKIPPED: only $(left) s left" 0
 else
   py_stage grid grid_split.py "$budget" "$t"
 fi
+else
+  record grid UNSELECTED "not in SOFTGEN_GPU_STAGES" 0
+fi
 
 # ---- 6 alignment.py -------------------------------------------------------------------
+if picked_stage align; then
 t=$(date +%s)
-budget=$(($(left) - san_secs))
+budget=$(($(left) - $(share sanitizer "$san_secs")))
 [ "$budget" -gt "$align_secs" ] && budget=$align_secs
 if [ "$align_secs" = 0 ]; then
   record align SKIPPED "SOFTGEN_GPU_ALIGN_SECONDS=0: alignment.py not run" 0
@@ -373,6 +403,9 @@ elif [ "$budget" -lt 30 ]; then
   record align FAIL "SKIPPED: only $(left) s left" 0
 else
   py_stage align alignment.py "$budget" "$t"
+fi
+else
+  record align UNSELECTED "not in SOFTGEN_GPU_STAGES" 0
 fi
 
 # ---- 7 compute-sanitizer -------------------------------------------------------------
@@ -413,7 +446,9 @@ if [ "$align_secs" = 0 ]; then # the align stage is off: its sanitizer kernels t
   mapfile -t san_objs < <(printf '%s\n' "${san_objs[@]}" | grep -v '^align/')
 fi
 tools="memcheck racecheck synccheck initcheck"
-if [ -z "$san" ]; then
+if ! picked_stage sanitizer; then
+  record sanitizer UNSELECTED "not in SOFTGEN_GPU_STAGES" 0
+elif [ -z "$san" ]; then
   record sanitizer FAIL "compute-sanitizer not found (PATH, /usr/local/cuda*/bin)" 0
 elif [ "$(left)" -lt 20 ]; then
   record sanitizer FAIL "SKIPPED: only $(left) s left" 0
