@@ -80,7 +80,10 @@ gpu_name="unknown" gpu_arch="unknown" driver="unknown"
 check_table="" sanitizer_table="" lit_note=""
 
 write_results() { # RESULTS.md, rewritten after every stage so a cut-off run leaves one
-  local f="$out/RESULTS.md" i overall=PASS
+  local f="$out/RESULTS.md" i overall=PASS st
+  for st in $picked; do # a run cut off before a picked stage recorded is not a pass
+    [[ " ${stages[*]} " == *" $st "* ]] || overall="INCOMPLETE (no result yet: $st)"
+  done
   for i in "${!results[@]}"; do
     [ "${results[$i]}" = PASS ] || [ "${results[$i]}" = UNSELECTED ] || overall=FAIL
   done
