@@ -52,7 +52,7 @@ static void barrier(sgc_ctx *cx) { sgc_intrinsic(cx, "llvm.nvvm.barrier.cta.sync
  * 2^-126 in magnitude gives 1 either way. */
 static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v, int flush) {
   if (flush)
-    return sgc_map_scalar(cx, "llvm.nvvm.ex2.approx.ftz.f", v);
+    return sgc_map_scalar(cx, "llvm.nvvm.ex2.approx.ftz", v);
   LLVMValueRef r = sgc_intrinsic(cx, "llvm.exp2", LLVMTypeOf(v), &v, 1);
   LLVMSetFastMathFlags(r, LLVMFastMathApproxFunc); /* ex2.approx.f32 */
   return r;

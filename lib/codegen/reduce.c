@@ -96,8 +96,9 @@ static partial combine(sgc_ctx *cx, sgc_reduce_kind kind, partial a, partial b) 
     return r;
   }
   r.v[0] = vmax(cx, a.v[0], b.v[0]);
-  r.v[1] = LLVMBuildFAdd(cx->b, LLVMBuildFMul(cx->b, a.v[1], sgc_rescale(cx, a.v[0], r.v[0], 1), ""),
-                         LLVMBuildFMul(cx->b, b.v[1], sgc_rescale(cx, b.v[0], r.v[0], 1), ""), "");
+  r.v[1] =
+      LLVMBuildFAdd(cx->b, LLVMBuildFMul(cx->b, a.v[1], sgc_rescale(cx, a.v[0], r.v[0], 1), ""),
+                    LLVMBuildFMul(cx->b, b.v[1], sgc_rescale(cx, b.v[0], r.v[0], 1), ""), "");
   return r;
 }
 

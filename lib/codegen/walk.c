@@ -65,34 +65,34 @@ static LLVMValueRef const_like(sgc_ctx *cx, LLVMValueRef v, double value) {
 /* 1 when exp op i's results below 2^-126 reach no output as anything but 0,
  * so that the target may flush them (sgc_exp): the exp of an online chain
  * (exp(a - max(a)): at most 1, the row's max contributing 1 to its sum) used
- * only by its sum and by its division by that sum (or safe_div: 0 for a sum of
- * 0), each quotient (at most the exp) written only to f16 tensors, whose smallest subnormal is 2^-24. The
- * exps that enter only the sum are flushed in codegen/reduce.c. */
-static int exp_flushes(const sgc_walk *w, int i) {
+ * only by its sum (log_softmax) and by its division (div, or safe_div: 0 for
+ * a sum of 0) by that sum, each quotient (at most the exp) written only to f16
+ * tensors, whose smallest subnormal is 2^-24. codegen/reduce.c flushes the
+ * exps that it builds for a chain's sum alone (online pairs, rescales). */
+static int exp_flushes(sgc_walk *w, int i) {
   sgc_ctx *cx = w->cx;
   const sg_template *t = cx->t;
   const sgt_op *o = t->ops;
-  int chain = 0, e, s = -1;
+  if (o[i].code != SGT_EXP)
+    return 0;
+  if (w->exp_flush[i])
+    return w->exp_flush[i] - 1;
+  int chain = 0, e, s = -1, ok = 1;
   for (int j = 0; j < t->nops && !chain; j++)
     chain = sgt_online_chain(t, j, &e, &s) && e == i;
-  if (!chain)
-    return 0;
-  for (int u = i + 1; u < t->nops; u++) {
-    if (o[u].operands[0] != i && o[u].operands[1] != i)
-      continue;
-    if (u == s)
+  for (int u = i + 1; chain && ok && u < t->nops; u++) {
+    if ((o[u].operands[0] != i && o[u].operands[1] != i) || u == s)
       continue;
     int b = o[u].operands[1];
-    if ((o[u].code != SGT_DIV && o[u].code != SGT_SAFE_DIV) || o[u].operands[0] != i || b < 0 ||
-        o[b].code != SGT_BROADCAST ||
-        o[b].operands[0] != s)
-      return 0;
-    for (int k = u + 1; k < t->nops; k++)
-      if ((o[k].operands[0] == u || o[k].operands[1] == u) &&
-          (o[k].code != SGT_WRITE || sgc_elem_type(cx, o[k].tensor) != LLVMHalfTypeInContext(cx->ctx)))
-        return 0;
+    ok = (o[u].code == SGT_DIV || o[u].code == SGT_SAFE_DIV) && o[u].operands[0] == i &&
+         b >= 0 && o[b].code == SGT_BROADCAST && o[b].operands[0] == s;
+    for (int k = u + 1; ok && k < t->nops; k++)
+      if (o[k].operands[0] == u || o[k].operands[1] == u)
+        ok = o[k].code == SGT_WRITE &&
+             sgc_elem_type(cx, o[k].tensor) == LLVMHalfTypeInContext(cx->ctx);
   }
-  return 1;
+  w->exp_flush[i] = (signed char)(chain && ok ? 2 : 1);
+  return chain && ok;
 }
 
 static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b,
