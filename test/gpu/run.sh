@@ -31,7 +31,8 @@
 # probe and lit always run); a stage left out is recorded UNSELECTED, not a failure, and the
 # time shares of the others do not wait for it. All of them no longer fit one device call
 # (the check stage alone wants several minutes): run SOFTGEN_GPU_STAGES=check in one call
-# and "suite grid align sanitizer" in the next, and commit both RESULTS.md.
+# and "suite grid align sanitizer" in the next, and put both runs' stage tables in
+# test/gpu/RESULTS.md.
 set -uo pipefail
 out=${1:?usage: test/gpu/run.sh OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -45,16 +46,32 @@ deadline=${SOFTGEN_GPU_DEADLINE:-540}
 align_secs=${SOFTGEN_GPU_ALIGN_SECONDS:-150}
 san_secs=$([ "$align_secs" = 0 ] && echo 150 || echo 210)
 grid_secs=60 # the grid stage's share (grid_split.py --max-seconds; 60 more for its timeout)
+suite_secs=90 # what the check stage leaves the suite at least
 all_stages="check suite grid align sanitizer"
-picked=" ${SOFTGEN_GPU_STAGES:-$all_stages} "
-for s in $picked; do
+read -d '' -ra picked_list <<<"${SOFTGEN_GPU_STAGES:-$all_stages}" || true
+if [ "${#picked_list[@]}" = 0 ]; then
+  echo "run.sh: SOFTGEN_GPU_STAGES is empty (the stages: $all_stages)" >&2
+  exit 2
+fi
+for s in "${picked_list[@]}"; do
   case " $all_stages " in *" $s "*) ;; *)
     echo "run.sh: SOFTGEN_GPU_STAGES: no stage '$s' (the stages: $all_stages)" >&2; exit 2 ;;
   esac
 done
+picked=" ${picked_list[*]} "
 picked_stage() { [[ "$picked" == *" $1 "* ]]; }
 # what a picked stage keeps for itself from the ones before it
 share() { if picked_stage "$1"; then echo "$2"; else echo 0; fi; }
+# a python stage's timeout is its budget + 60 s: the last picked stage keeps those 60 s
+# within the deadline itself (before, they came out of the later stages' shares)
+last_margin() {
+  local later=0 s seen=0
+  for s in $all_stages; do
+    [ "$seen" = 1 ] && picked_stage "$s" && later=1
+    [ "$s" = "$1" ] && seen=1
+  done
+  [ "$later" = 1 ] && echo 0 || echo 60
+}
 jobs_n=$(nproc 2>/dev/null || echo 4)
 t_start=$(date +%s)
 tmp=$(mktemp -d)
@@ -80,19 +97,22 @@ gpu_name="unknown" gpu_arch="unknown" driver="unknown"
 check_table="" sanitizer_table="" lit_note=""
 
 write_results() { # RESULTS.md, rewritten after every stage so a cut-off run leaves one
-  local f="$out/RESULTS.md" i overall=PASS st
+  local f="$out/RESULTS.md" i overall=PASS st missing=""
   for st in $picked; do # a run cut off before a picked stage recorded is not a pass
-    [[ " ${stages[*]} " == *" $st "* ]] || overall="INCOMPLETE (no result yet: $st)"
+    [[ " ${stages[*]} " == *" $st "* ]] || missing+=" $st"
   done
+  [ -n "$missing" ] && overall="INCOMPLETE (no result yet:$missing)"
   for i in "${!results[@]}"; do
     [ "${results[$i]}" = PASS ] || [ "${results[$i]}" = UNSELECTED ] || overall=FAIL
   done
+  [ "$overall" = PASS ] && [ "$picked" != " $all_stages " ] &&
+    overall="PASS (stages: ${picked_list[*]}; the others not picked)"
   {
     echo "# softgen GPU correctness results"
     echo
     echo "- GPU: $gpu_name ($gpu_arch); driver $driver"
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); run took $(elapsed) s"
-    echo "- command: \`test/gpu/run.sh OUTDIR\` on the GPU machine, objects from \`test/gpu/generate.sh\`; stages:$picked"
+    echo "- command: \`test/gpu/run.sh OUTDIR\` on the GPU machine, objects from \`test/gpu/generate.sh\`; stages: ${picked_list[*]}"
     if [ -n "$objs" ] && [ -f "$objs/info.txt" ]; then
       echo "- objects:"
       sed 's/^/  - /' "$objs/info.txt"
@@ -139,9 +159,9 @@ write_results() { # RESULTS.md, rewritten after every stage so a cut-off run lea
 summary() { # the short table, printed last
   local i overall=0
   echo
-  printf '%-10s %-8s %s\n' "stage" "result" "detail"
+  printf '%-10s %-10s %s\n' "stage" "result" "detail"
   for i in "${!stages[@]}"; do
-    printf '%-10s %-8s %s\n' "${stages[$i]}" "${results[$i]}" "${details[$i]}"
+    printf '%-10s %-10s %s\n' "${stages[$i]}" "${results[$i]}" "${details[$i]}"
     [ "${results[$i]}" = PASS ] || [ "${results[$i]}" = UNSELECTED ] || overall=1
   done
   echo "GPU: $gpu_name ($gpu_arch), driver $driver; $(elapsed) s; results: $out/RESULTS.md"
@@ -292,7 +312,9 @@ chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
   echo $? >"$l.rc"
 }
 export -f chk
-export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - $(share suite 90) - $(share align "$align_secs") - $(share sanitizer "$san_secs") - $(share grid "$grid_secs")))
+# the stage ends its runs 30 s early (its own wrap-up: the runs not started, the table)
+export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 30 - $(share suite "$suite_secs") \
+  - $(share align "$align_secs") - $(share sanitizer "$san_secs") - $(share grid "$grid_secs")))
 # M = 4096, or fewer rows where 4096 rows exceed 2^23 elements (the float64 CPU
 # reference of softgen-run is single-threaded; the suite covers large M)
 awk -F'\t' '$2 == "softmax" { print $1 "\t" $4 "\t" $5 }' "$objs/manifest.tsv" | while read -r f n s; do
@@ -368,7 +390,7 @@ py_stage() {
 # ---- 5 suite.py ------------------------------------------------------------------------
 if picked_stage suite; then
 t=$(date +%s)
-budget=$(($(left) - $(share sanitizer "$san_secs") - $(share align "$align_secs") - $(share grid "$grid_secs")))  # keep the later stages' shares
+budget=$(($(left) - $(share sanitizer "$san_secs") - $(share align "$align_secs") - $(share grid "$grid_secs") - $(last_margin suite)))  # keep the later stages' shares
 [ "$budget" -gt 300 ] && budget=300
 if [ "$budget" -lt 30 ]; then
   record suite FAIL "SKIPPED: only $(left) s left" 0
@@ -382,7 +404,7 @@ fi
 # ---- 5b grid_split.py -----------------------------------------------------------------
 if picked_stage grid; then
 t=$(date +%s)
-budget=$(($(left) - $(share sanitizer "$san_secs") - $(share align "$align_secs")))
+budget=$(($(left) - $(share sanitizer "$san_secs") - $(share align "$align_secs") - $(last_margin grid)))
 [ "$budget" -gt "$grid_secs" ] && budget=$grid_secs
 if [ "$budget" -lt 20 ]; then
   record grid FAIL "SKIPPED: only $(left) s left" 0
@@ -396,7 +418,7 @@ fi
 # ---- 6 alignment.py -------------------------------------------------------------------
 if picked_stage align; then
 t=$(date +%s)
-budget=$(($(left) - $(share sanitizer "$san_secs")))
+budget=$(($(left) - $(share sanitizer "$san_secs") - $(last_margin align)))
 [ "$budget" -gt "$align_secs" ] && budget=$align_secs
 if [ "$align_secs" = 0 ]; then
   record align SKIPPED "SOFTGEN_GPU_ALIGN_SECONDS=0: alignment.py not run" 0

@@ -18,6 +18,8 @@ Cases per object (M is capped so that M*N <= 2^28 elements):
                        softmax(x+100) against softmax(x)
   M=4096 stream        mixed kinds, launched with stream= a non-default torch stream
   M=70000 current      (N <= 4096 only) mixed kinds, launched inside `with torch.cuda.stream`
+  M=199 subnormal      (softmax, f32 and bf16, N >= 2) rows whose one output below 2^-126
+                       must be the dtype's subnormal, not 0 (SUBNORMAL_LOGIT)
   torch.softmax        y = k(x) on a [2, 3, N] tensor (output allocated by the binding)
                        against torch.softmax(x, -1) in x's dtype: the issue's "the binding
                        runs a generated kernel on a PyTorch tensor and matches torch.softmax"
@@ -336,6 +338,39 @@ def make_rows(m, n, dt, gen):
     x = torch.where(rows("near_max"), (0.85 + 0.05 * u) * fmax, x)
     x = torch.where(rows("tiny"), x * 5e-5, x)
     return x.to(tdtype(dt))
+
+
+# Subnormal outputs (f32 and bf16 softmax keep them, as PyTorch does; docs/numerics.md):
+# a row of 0 and SUBNORMAL_LOGIT[dt] (every other column -inf) has the output exp(logit)
+# / (1 + exp(logit)), below 2^-126: f32 3.7e-44, bf16 8.2e-40, each a subnormal of the
+# dtype. An exp flushed to 0 would write 0 there (the norm checks cannot see it).
+SUBNORMAL_LOGIT = {"f32": -100.0, "bf16": -90.0}
+
+
+def subnormal_rows(m, n, dt):
+    """[m, n] rows of -inf but a 0 at column r % n and the logit at (r + 1) % n; and
+    the logit's columns."""
+    r = torch.arange(m, device="cuda")
+    c0, c1 = r % n, (r + 1) % n
+    x = torch.full((m, n), float("-inf"), device="cuda", dtype=torch.float32)
+    x[r, c0] = 0.0
+    x[r, c1] = SUBNORMAL_LOGIT[dt]
+    return x.to(tdtype(dt)), c1
+
+
+def subnormal_failures(x, y, cols, dt):
+    """The logit's outputs: nonzero and within a subnormal spacing of the float64
+    reference rounded to the dtype (2^-149 f32, 2^-133 bf16) times 2."""
+    r = torch.arange(x.shape[0], device="cuda")
+    ref = torch.softmax(x.double(), dim=-1)[r, cols]
+    got = y[r, cols].double()
+    spacing = {"f32": 2.0 ** -149, "bf16": 2.0 ** -133}[dt]
+    bad = (got <= 0) | ((got - ref.to(tdtype(dt)).double()).abs() > 2 * spacing)
+    if not bool(bad.any()):
+        return []
+    i = int(bad.nonzero()[0, 0])
+    return [f"subnormal: {int(bad.sum())} rows wrong, row {i}: {got[i].item():.3e} "
+            f"against {ref[i].item():.3e}"]
 
 
 def shift_pair(m, n, dt, gen):
@@ -739,6 +774,8 @@ def torch_kernel(mode, template="softmax"):
                 out[:, :-1] = y[:, :-1]
             elif mode == "nan":       # NaN rows come out as zeros
                 out.copy_(torch.nan_to_num(y, nan=0.0))
+            elif mode == "flush":     # outputs below 2^-126 flushed to 0
+                out.copy_(torch.where(y.float().abs() < 2.0 ** -126, torch.zeros_like(y), y))
             elif mode == "overrun":   # one element written past the last row
                 out.copy_(y)
                 m, n = out.shape
@@ -774,6 +811,25 @@ def selftest(seed, template="softmax"):
                     elif expect is not None and expect not in got:
                         c.failures.append(f"a '{mode}' kernel was not caught by '{expect}' "
                                           f"(failures: {probe.failures})")
+                except Exception as ex:  # noqa: BLE001
+                    c.failures.append(f"raised {type(ex).__name__}: {ex}")
+                out.append(c)
+    for dt in SUBNORMAL_LOGIT if template == "softmax" else ():
+        for n in (2, 33, 1025):
+            for mode, expect in (("ok", None), ("flush", "subnormal")):
+                e = _Pseudo(dt, n, mode, template)
+                c = Case(e, f"subnormal rows: expect {expect or 'pass'}", 199)
+                probe = Case(e, mode, 199)
+                try:
+                    x, cols = subnormal_rows(199, n, dt)
+                    y = launch_checked(torch_kernel(mode, template), e, probe, x, mixed=False)
+                    fails = probe.failures + subnormal_failures(x, y, cols, dt)
+                    c.values = dict(probe.values)
+                    if expect is None and fails:
+                        c.failures += [f"the checks reject torch.softmax: {f}" for f in fails]
+                    elif expect is not None and expect not in [f.split(":")[0] for f in fails]:
+                        c.failures.append(f"a '{mode}' kernel was not caught by '{expect}' "
+                                          f"(failures: {fails})")
                 except Exception as ex:  # noqa: BLE001
                     c.failures.append(f"raised {type(ex).__name__}: {ex}")
                 out.append(c)
@@ -829,6 +885,8 @@ def run_object(e, gen, quick):
         plan.append((tcase, 6, None, None))
     if tpl == "softmax" and e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
         plan.append(("binding errors", 4, None, None))
+    if tpl == "softmax" and dt in SUBNORMAL_LOGIT and n >= 2 and not quick:
+        plan.append(("subnormal", min(199, cap), "contig", "default"))
     if e.set == "inner":  # [outer, N, inner] (inner, pad: the stride along N is inner + pad)
         plan = [("mixed", o * i, "inner", mode, (i, p)) for o, i, p, mode in INNER_SHAPES
                 if o * i <= cap and (not quick or mode == "default")]
@@ -870,6 +928,10 @@ def run_object(e, gen, quick):
                 if not srel <= TOL[dt]:
                     c.failures.append(f"shift: max row ||y(x+100)-y(x)||/||y(x)|| = {srel:.3e}"
                                       f" > {TOL[dt]:.0e}")
+            elif what == "subnormal":
+                x, cols = subnormal_rows(m, n, dt)
+                y = launch_checked(k, e, c, x, mixed=False)
+                c.failures += subnormal_failures(x, y, cols, dt)
             elif what == "binding errors":
                 binding_errors(k, e, c)
             elif tpl != "softmax":
