@@ -442,7 +442,7 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
                            LLVMValueRef *max, LLVMValueRef *sum) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
-  LLVMValueRef mt, st;
+  LLVMValueRef mt, st, mc[64];
   if (pl->stage) { /* a running (max, sum) pair, one chunk at a time */
     mt = LLVMConstReal(cx->f32, -INFINITY);
     st = LLVMConstReal(cx->f32, 0.0);
@@ -450,7 +450,12 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
       LLVMBasicBlockRef from, join = chunk_open(cx, x, c, &from);
       LLVMValueRef before[2] = {mt, st}, v = x->get(x->env, c);
       LLVMValueRef mn = vmax(cx, mt, across_vector(cx, SGC_REDUCE_MAX, v));
-      LLVMValueRef ec = sgc_exp(cx, LLVMBuildFSub(b, v, splat_f32(cx, exp_shift(cx, mn)), ""), 1);
+      LLVMValueRef ec = sgc_exp(cx, LLVMBuildFSub(b, v, splat_f32(cx, exp_shift(cx, mn)), ""),
+                                e ? e_flush : 1);
+      if (e) { /* held (plan->hold: no chunk is skipped, so no join): rescaled below */
+        e[c] = ec;
+        mc[c] = mn;
+      }
       LLVMValueRef se = across_vector(cx, SGC_REDUCE_SUM, ec);
       st = c == 0 ? se /* st is still 0 */
                   : LLVMBuildFAdd(b, LLVMBuildFMul(b, st, sgc_rescale(cx, mt, mn, 1), ""), se, "");
@@ -478,8 +483,13 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
   acc = across_threads(cx, SGC_REDUCE_ONLINE, acc);
   *max = acc.v[0];
   *sum = acc.v[1];
-  if (!e || pl->stage)
+  if (!e)
     return;
+  if (pl->stage) { /* held exps: chunk c's were relative to the running max after it */
+    for (unsigned c = 0; c < pl->chunks; c++)
+      e[c] = LLVMBuildFMul(b, e[c], splat_f32(cx, sgc_rescale(cx, mc[c], acc.v[0], e_flush)), "");
+    return;
+  }
   /* the thread's exps were relative to its own max: rescale to the row's */
   LLVMValueRef rv = splat_f32(cx, sgc_rescale(cx, mt, acc.v[0], e_flush)); /* 0: all -inf */
   for (unsigned c = 0; c < pl->chunks; c++)

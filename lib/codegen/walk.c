@@ -356,14 +356,16 @@ void sgc_walk_op(sgc_walk *w, int i) {
   int exp_op, sum_op;
   if (pl->online && sgt_online_chain(cx->t, i, &exp_op, &sum_op)) {
     /* max, exp(a - max) and sum in one online reduction; a strategy that
-     * builds per pass rebuilds exp(a - max) where it is used next */
+     * builds per pass rebuilds exp(a - max) where it is used next, unless the
+     * plan holds the exps (plan->hold: staged rows keep pass one's) */
+    int rebuild = per_pass && !pl->hold;
     masked_src src = {w, op->operands[0], sgc_splat(cx, LLVMConstReal(cx->f32, -INFINITY))};
     sgc_chunks x = masked_reduction(&src, -INFINITY);
-    sgc_reduce_row_online(cx, &x, per_pass ? NULL : vals[exp_op].chunks, exp_flushes(w, exp_op),
+    sgc_reduce_row_online(cx, &x, rebuild ? NULL : vals[exp_op].chunks, exp_flushes(w, exp_op),
                           &out->scalar, &vals[sum_op].scalar);
     vals[sum_op].is_row = 0;
     w->done[sum_op] = 1;
-    if (!per_pass) {
+    if (!rebuild) {
       vals[exp_op].is_row = 1;
       for (unsigned c = 0; c < pl->chunks; c++)
         vals[exp_op].seg[c] = w->seg + 1;

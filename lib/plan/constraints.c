@@ -9,7 +9,7 @@
  * Positional order is Wave's: HardwareConstraint(threads_per_wave,
  * waves_per_block, vector_shapes), WorkgroupConstraint(dim, tile, grid_axis),
  * WaveConstraint(dim, tile), and softgen's own PipelineConstraint(rows_in_flight,
- * online, staging).
+ * online, staging, hold).
  * A tile written as a dim name means the whole dim. */
 #include <stdlib.h>
 #include <string.h>
@@ -122,11 +122,11 @@ static sg_status parse_value(cparser *ps, value *v) {
 typedef enum { K_HW, K_WORKGROUP, K_WAVE, K_PIPELINE, K_COUNT } ckind;
 static const char *const kind_names[K_COUNT] = {"HardwareConstraint", "WorkgroupConstraint",
                                                 "WaveConstraint", "PipelineConstraint"};
-static const char *const params[K_COUNT][3] = {
-    {"threads_per_wave", "waves_per_block", "vector_shapes"},
-    {"dim", "tile", "grid_axis"},
-    {"dim", "tile", NULL},
-    {"rows_in_flight", "online", "staging"}};
+static const char *const params[K_COUNT][4] = {
+    {"threads_per_wave", "waves_per_block", "vector_shapes", NULL},
+    {"dim", "tile", "grid_axis", NULL},
+    {"dim", "tile", NULL, NULL},
+    {"rows_in_flight", "online", "staging", "hold"}};
 
 static void set_loc(sgp_loc *loc, const char *file, int line, int col) {
   snprintf(loc->file, sizeof loc->file, "%s", file);
@@ -141,20 +141,18 @@ static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constr
 #define WANT(kd, what)                                                                   \
   if (v->kind != kd)                                                                     \
     return ERR_AT(ps, v->line, v->col, "%s: %s must be %s", kind_names[k], pname, what);
-  if (k == K_PIPELINE && slot == 2) {
+  if (k == K_PIPELINE && slot >= 1) { /* the switches: 0 or 1, stored as 1 or 2 */
+    static const char *const meaning[4][2] = {
+        {NULL, NULL},
+        {"max and sum reduced apart", "as one pass of online softmax pairs"},
+        {"rows held in registers", "rows copied to shared memory and re-read each pass"},
+        {"staged rows re-read and recompute in each pass", "their exps held in registers"}};
+    int *field[4] = {NULL, &c->online, &c->staging, &c->hold};
     WANT(V_INT, "0 or 1");
     if (v->i > 1)
-      return ERR_AT(ps, v->line, v->col, "PipelineConstraint: staging must be 0 (rows held in "
-                    "registers) or 1 (rows copied to shared memory and re-read each pass)");
-    c->staging = (int)v->i + 1;
-    return SG_OK;
-  }
-  if (k == K_PIPELINE && slot == 1) {
-    WANT(V_INT, "0 or 1");
-    if (v->i > 1)
-      return ERR_AT(ps, v->line, v->col, "PipelineConstraint: online must be 0 (max and sum "
-                    "reduced apart) or 1 (as one pass of online softmax pairs)");
-    c->online = (int)v->i + 1;
+      return ERR_AT(ps, v->line, v->col, "PipelineConstraint: %s must be 0 (%s) or 1 (%s)",
+                    pname, meaning[slot][0], meaning[slot][1]);
+    *field[slot] = (int)v->i + 1;
     return SG_OK;
   }
   if (k == K_PIPELINE) {
@@ -243,13 +241,13 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   sgp_tile tile;
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
-  int nslots = k == K_WAVE ? 2 : 3, seen[3] = {0, 0, 0}, pos = 0;
+  int nslots = k == K_WAVE ? 2 : k == K_PIPELINE ? 4 : 3, seen[4] = {0, 0, 0, 0}, pos = 0;
   value tile_name; /* a tile written as a name, e.g. tile=N before dim=N */
   tile_name.kind = V_INT;
   if (k == K_HW && c->has_hw)
     return ERR_AT(ps, line, col, "HardwareConstraint given twice (first at %s:%d:%d)",
                   c->hw_loc.file, c->hw_loc.line, c->hw_loc.col);
-  if (k == K_PIPELINE && (c->rows_in_flight || c->online || c->staging))
+  if (k == K_PIPELINE && (c->rows_in_flight || c->online || c->staging || c->hold))
     return ERR_AT(ps, line, col, "PipelineConstraint given twice (first at %s:%d:%d)",
                   c->pipeline_loc.file, c->pipeline_loc.line, c->pipeline_loc.col);
   while (!sgl_is_punct(&ps->lx, ')')) {
@@ -295,8 +293,9 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     return SG_OK;
   }
   if (k == K_PIPELINE) {
-    if (!seen[0] && !seen[1] && !seen[2])
-      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight, online or staging");
+    if (!seen[0] && !seen[1] && !seen[2] && !seen[3])
+      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight, online, staging "
+                    "or hold");
     set_loc(&c->pipeline_loc, ps->file, line, col);
     return SG_OK;
   }

@@ -43,6 +43,7 @@ struct sg_constraints {
   unsigned rows_in_flight; /* PipelineConstraint: 0 not given, 1 or 2 */
   int online;              /* PipelineConstraint: 0 not given, 1 off, 2 on */
   int staging;             /* PipelineConstraint: 0 not given, 1 registers, 2 shared memory */
+  int hold;                /* PipelineConstraint: 0 not given, 1 off, 2 staged rows hold exps */
   sgp_loc pipeline_loc;
   /* Not a constraint of the text: the few-rows variant's workgroups per row
    * (plan/resolve.c), a split that need not be even (0: none), over a
@@ -94,6 +95,9 @@ struct sg_plan {
   unsigned smem_parity_floats;    /* floats of block-level buffers per iteration parity */
   unsigned cluster_parity_floats; /* floats of cluster-level buffers per iteration parity */
   int online;               /* max and sum of exp(x - max) reduced as one online pair */
+  int hold;                 /* staged rows with online pairs keep pass one's exps in
+                               registers (PipelineConstraint(hold=1)): the writes neither
+                               re-read the row nor recompute them (codegen/reduce.c) */
   unsigned passes;          /* reductions through the tree: nreductions less fused chains */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
   int prefetch;             /* 1: load row block i+1 while computing i (persistent grid) */

@@ -554,6 +554,22 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
   return per_sm > 1 ? per_sm : 0;
 }
 
+/* Staged rows that hold their exps (PipelineConstraint(hold=1), not chosen
+ * automatically: unmeasured) keep elems_per_thread floats across the
+ * reduction: no more blocks a multiprocessor than HOLD_REGISTERS registers
+ * (65536 a multiprocessor on NVIDIA) give each thread those and
+ * HOLD_SPARE_REGISTERS more, so that the held values do not spill under the
+ * staged rows' request (quack's kernel, which holds its row, runs 80
+ * registers and 3 blocks of 256 threads: tools/bench/RESULTS.md, session 21). */
+#define HOLD_REGISTERS 65536
+#define HOLD_SPARE_REGISTERS 24
+unsigned sgp_policy_hold_blocks_per_sm(const sg_plan *pl) {
+  unsigned by_regs = HOLD_REGISTERS / (pl->block_threads * (pl->elems_per_thread +
+                                                             HOLD_SPARE_REGISTERS));
+  unsigned per_sm = pl->blocks_per_sm && pl->blocks_per_sm < by_regs ? pl->blocks_per_sm : by_regs;
+  return per_sm > 1 ? per_sm : 0;
+}
+
 /* Peeled rows in registers: blocks a multiprocessor asked of the register
  * allocator so that PEELED_THREADS_PER_SM threads stay resident (64 registers
  * a thread). Their per-chunk lane masks and the element-by-element head and

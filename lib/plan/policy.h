@@ -91,6 +91,9 @@ int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl);
 /* Blocks a multiprocessor asked of the register allocator for a staged plan
  * whose shared memory is resolved (0: no request). */
 unsigned sgp_policy_blocks_per_sm(const sg_plan *pl);
+/* Staged rows that hold their exps: at most the blocks whose threads' held
+ * values fit the registers (0: no request). */
+unsigned sgp_policy_hold_blocks_per_sm(const sg_plan *pl);
 /* Peeled rows in registers: blocks a multiprocessor to ask for (0: none). */
 unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl);
 /* A range of N (pl->n its largest): may its rows split over a cluster? */

@@ -217,6 +217,18 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
     pl->online = 0;
   if (pl->online)
     passes -= (unsigned)in.online_chains;
+  pl->hold = c->hold == 2;
+  if (pl->hold && (!pl->stage || !pl->online || in.causal)) {
+    sg_status rej = sg_diag_at(diag, SG_ERR_CONSTRAINT, c->pipeline_loc.file,
+                               c->pipeline_loc.line, c->pipeline_loc.col,
+                               "PipelineConstraint(hold=1): only staged rows with online pairs "
+                               "and no causal op hold their exps (this plan: %s, %s%s)",
+                               pl->stage ? "staged" : "not staged",
+                               pl->online ? "online pairs" : "no online pairs",
+                               in.causal ? ", a causal op" : "");
+    free(pl);
+    return rej;
+  }
   if (pl->stage && pl->chosen.prefetch)
     pl->prefetch = sgp_policy_stage_ahead(&in, pl);
   pl->passes = passes;
@@ -261,6 +273,8 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
     pl->stage_pitch = (unsigned)pitch;
     pl->stage_bytes = (unsigned)bytes;
     pl->blocks_per_sm = sgp_policy_blocks_per_sm(pl);
+    if (pl->hold)
+      pl->blocks_per_sm = sgp_policy_hold_blocks_per_sm(pl);
   }
   if (pl->flat) { /* rows of at most 512 bytes, an image at most 16 KB */
     pl->stage_pitch = (unsigned)pl->n;
@@ -327,6 +341,8 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   }
   if (!c.staging) /* the policy's choice; a given one is honoured */
     c.staging = f->staged ? 2 : 1;
+  if (c.staging != 2) /* PipelineConstraint(hold=1) asks it of staged rows: not these */
+    c.hold = 0;
   sg_plan *v;
   sgp_input vin;
   sg_diag ignored;
