@@ -43,7 +43,8 @@ struct sg_constraints {
   unsigned rows_in_flight; /* PipelineConstraint: 0 not given, 1 or 2 */
   int online;              /* PipelineConstraint: 0 not given, 1 off, 2 on */
   int staging;             /* PipelineConstraint: 0 not given, 1 registers, 2 shared memory */
-  int hold;                /* PipelineConstraint: 0 not given, 1 off, 2 staged rows hold exps */
+  int hold;                /* PipelineConstraint: 0 not given, 1 off, 2 on; 3 on where a
+                              few-rows variant can (plan/resolve.c) */
   sgp_loc pipeline_loc;
   /* Not a constraint of the text: the few-rows variant's workgroups per row
    * (plan/resolve.c), a split that need not be even (0: none), over a

@@ -560,9 +560,21 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
  * (65536 a multiprocessor on NVIDIA) give each thread those and
  * HOLD_SPARE_REGISTERS more, so that the held values do not spill under the
  * staged rows' request (quack's kernel, which holds its row, runs 80
- * registers and 3 blocks of 256 threads: tools/bench/RESULTS.md, session 21). */
+ * registers and 3 blocks of 256 threads: tools/bench/RESULTS.md, session 21).
+ * A thread holds at most what one block's registers give it less those
+ * (sgp_policy_hold_values): f16 N = 1048580 held 132 values in 512-thread
+ * blocks (128 registers) and spilled 296 bytes. */
 #define HOLD_REGISTERS 65536
+#define HOLD_MAX_REGISTERS 255 /* a thread's */
 #define HOLD_SPARE_REGISTERS 24
+unsigned sgp_policy_hold_values(const sg_plan *pl) {
+  unsigned regs = HOLD_REGISTERS / pl->block_threads;
+  regs = regs < HOLD_MAX_REGISTERS ? regs : HOLD_MAX_REGISTERS;
+  return regs > HOLD_SPARE_REGISTERS ? regs - HOLD_SPARE_REGISTERS : 0;
+}
+int sgp_policy_hold_fits(const sg_plan *pl) {
+  return pl->elems_per_thread <= sgp_policy_hold_values(pl);
+}
 unsigned sgp_policy_hold_blocks_per_sm(const sg_plan *pl) {
   unsigned by_regs = HOLD_REGISTERS / (pl->block_threads * (pl->elems_per_thread +
                                                              HOLD_SPARE_REGISTERS));

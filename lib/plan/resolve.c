@@ -217,15 +217,20 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
     pl->online = 0;
   if (pl->online)
     passes -= (unsigned)in.online_chains;
-  pl->hold = c->hold == 2;
-  if (pl->hold && (!pl->stage || !pl->online || in.causal)) {
+  /* hold: 2 asked (an error where it cannot), 3 asked of a few-rows variant
+   * (held where it can be, else not) */
+  int can_hold = pl->stage && pl->online && !in.causal && sgp_policy_hold_fits(pl);
+  pl->hold = c->hold >= 2 && can_hold;
+  if (c->hold == 2 && !can_hold) {
     sg_status rej = sg_diag_at(diag, SG_ERR_CONSTRAINT, c->pipeline_loc.file,
                                c->pipeline_loc.line, c->pipeline_loc.col,
-                               "PipelineConstraint(hold=1): only staged rows with online pairs "
-                               "and no causal op hold their exps (this plan: %s, %s%s)",
+                               "PipelineConstraint(hold=1): only staged rows with online pairs, "
+                               "no causal op and at most %u values a thread for %u threads hold "
+                               "their exps (this plan: %s, %s%s, %u values a thread)",
+                               sgp_policy_hold_values(pl), pl->block_threads,
                                pl->stage ? "staged" : "not staged",
                                pl->online ? "online pairs" : "no online pairs",
-                               in.causal ? ", a causal op" : "");
+                               in.causal ? ", a causal op" : "", pl->elems_per_thread);
     free(pl);
     return rej;
   }
@@ -341,8 +346,8 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   }
   if (!c.staging) /* the policy's choice; a given one is honoured */
     c.staging = f->staged ? 2 : 1;
-  if (c.staging != 2) /* PipelineConstraint(hold=1) asks it of staged rows: not these */
-    c.hold = 0;
+  if (c.hold == 2) /* PipelineConstraint(hold=1): held where the variant can hold */
+    c.hold = 3;
   sg_plan *v;
   sgp_input vin;
   sg_diag ignored;

@@ -45,7 +45,7 @@ ns_inner="1 7 33 1000 4097 8192 32768"
 
 # Constraint sets: the automatic plan, plus user-given ones that force other paths.
 # Several -C texts are separated by '|'.
-set_names="auto wave1 rows4 vec1 vec2 rowinwave b1024 w2r1 w16r1 t1 staged ahead inflight2"
+set_names="auto wave1 rows4 vec1 vec2 rowinwave b1024 w2r1 w16r1 t1 staged ahead inflight2 hold"
 declare -A sets=(
   [auto]=""                                             # softgen's own choice
   [wave1]="WaveConstraint(M, 1)"                        # at least a wave per row
@@ -60,6 +60,7 @@ declare -A sets=(
   [staged]="PipelineConstraint(staging=1)"              # rows in shared memory at every N
   [ahead]="PipelineConstraint(staging=1, rows_in_flight=2)"  # staged, the next row copied ahead
   [inflight2]="PipelineConstraint(rows_in_flight=2)"    # the next row block ahead (short rows: flat)
+  [hold]="PipelineConstraint(staging=1, hold=1)"        # staged, pass one's exps held in registers
 )
 # A few objects also as PTX (driver JIT): "dtype N set"; LARGEST = the largest f32 N.
 ptx_list="f32:1000:auto f16:1025:auto bf16:129:rows4 f16:33:t1 f32:LARGEST:auto"
