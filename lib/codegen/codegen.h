@@ -86,9 +86,10 @@ LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks 
 
 /* The online softmax of a row value x (masked elements -inf): one reduction
  * of (max, sum of exp) pairs over the whole tree. Returns the row's max and
- * sum and, when e is not NULL, e = exp(x - max) (chunks; registers plans
- * only), its values below 2^-126 0 when e_flush (sgc_exp). The exps that only
- * enter the sum are flushed always: the row's max contributes 1 to it. */
+ * sum and, when e is not NULL, e = exp(x - max) (chunks: registers plans, and
+ * staged ones that hold their exps, plan->hold), its values below 2^-126 0
+ * when e_flush (sgc_exp). The exps that only enter the sum are flushed
+ * always: the row's max contributes 1 to it. */
 void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, int e_flush,
                            LLVMValueRef *max, LLVMValueRef *sum);
 

@@ -6,7 +6,9 @@
  * up to plan->stage_groups groups in chunk order, each waited for before its first
  * read. Registers hold no row value across a reduction: one used after it is
  * rebuilt from shared memory (SGC_BUILD_PER_PASS), so a pass holds one chunk
- * at a time.
+ * at a time; except with plan->hold (PipelineConstraint(hold=1)), where the
+ * online chain's exps of pass one stay in registers for the writes (walk.c,
+ * codegen/reduce.c).
  * With one causal op in the template, a thread skips the chunks it masks
  * wholly (chunk_live; w->skip_op): no copy for the reads only it needs, no
  * reduction update, one per-row value stored (the walk's causal_skip); a
