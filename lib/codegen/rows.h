@@ -106,6 +106,8 @@ typedef struct sgc_val {
   LLVMValueRef scalar;       /* per-row value */
   LLVMValueRef recip;        /* a / broadcast(s): 1 / s, splat (per-row) */
   LLVMValueRef recip_scalar; /* the same 1 / s, one float */
+  LLVMValueRef neg_log2;     /* div(exp(d), broadcast(s)) written to 16-bit tensors only
+                                (walk.c, exp_div_fuses): -log2(s), splat; else NULL */
   LLVMValueRef *chunks;      /* plan->chunks of them */
   int *seg;                  /* per chunk: the segment it was built in, -1 not yet */
 } sgc_val;
@@ -121,6 +123,7 @@ typedef struct sgc_walk {
   sgc_val vals[SGT_MAX_OPS];      /* per op of the template */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
   signed char exp_flush[SGT_MAX_OPS]; /* walk.c's exp_flushes, once known: 1 no, 2 yes */
+  signed char exp_div[SGT_MAX_OPS];   /* walk.c's exp_div_fuses, once known: 1 no, 2 yes */
   int seg;                        /* segment: reductions lowered so far in this row block */
   int read_ops[SGT_MAX_OPS];      /* the template's read ops, in order */
   unsigned nreads;

@@ -95,6 +95,37 @@ static int exp_flushes(sgc_walk *w, int i) {
   return chain && ok;
 }
 
+/* 1 when div op i, exp(d) / broadcast(s), may be built as exp2(d log2(e) -
+ * log2(s)) where its exp is not at hand (a strategy that rebuilds row values
+ * per pass: staged rows' pass two), one fma in place of two multiplies: the
+ * exp's only other use is a sum, and the quotient is written only to f16 or
+ * bf16 tensors. (lg2.approx and the fma's rounding of the larger argument
+ * cost up to a few f32 ulps, under a 16-bit output's rounding; f32 outputs
+ * keep the multiply by 1 / s.) */
+static int exp_div_fuses(sgc_walk *w, int i) {
+  sgc_ctx *cx = w->cx;
+  const sg_template *t = cx->t;
+  const sgt_op *o = t->ops;
+  if (o[i].code != SGT_DIV || o[i].operands[0] < 0 || o[o[i].operands[0]].code != SGT_EXP)
+    return 0;
+  if (w->exp_div[i])
+    return w->exp_div[i] - 1;
+  int e = o[i].operands[0], ok = 1;
+  for (int u = e + 1; ok && u < t->nops; u++)
+    if (u != i && (o[u].operands[0] == e || o[u].operands[1] == e))
+      ok = o[u].code == SGT_SUM;
+  int writes = 0;
+  for (int u = i + 1; ok && u < t->nops; u++)
+    if (o[u].operands[0] == i || o[u].operands[1] == i) {
+      LLVMTypeRef et = o[u].code == SGT_WRITE ? sgc_elem_type(cx, o[u].tensor) : NULL;
+      ok = et == LLVMHalfTypeInContext(cx->ctx) || et == LLVMBFloatTypeInContext(cx->ctx);
+      writes++;
+    }
+  ok = ok && writes;
+  w->exp_div[i] = (signed char)(ok ? 2 : 1);
+  return ok;
+}
+
 static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b,
                                 int flush) {
   LLVMBuilderRef bd = cx->b;
@@ -170,6 +201,24 @@ static LLVMValueRef causal_chunk(sgc_walk *w, const sgt_op *op, unsigned c) {
                          sgc_splat(cx, LLVMConstReal(cx->f32, -INFINITY)), "causal");
 }
 
+/* 1 when chunk c of row value i is built and may be used here (row_chunk). */
+static int chunk_at_hand(const sgc_walk *w, int i, unsigned c) {
+  const sgc_val *v = &w->vals[i];
+  return v->seg[c] >= 0 && (v->seg[c] == w->seg || w->rows->build != SGC_BUILD_PER_PASS);
+}
+
+/* Chunk c of div op `op` = exp(d) / broadcast(s) as exp2(fma(d, log2(e),
+ * -log2(s))) (exp_div_fuses), the exp left unbuilt: fmuladd, one fma where
+ * the target has it (not generic x86-64: a multiply and an add there). */
+static LLVMValueRef exp_div_chunk(sgc_walk *w, const sgt_op *op, unsigned c) {
+  sgc_ctx *cx = w->cx;
+  const sgt_op *e = &cx->t->ops[op->operands[0]];
+  LLVMValueRef d = operand_chunk(w, e, 0, c);
+  LLVMValueRef args[3] = {d, const_like(cx, d, M_LOG2E), w->vals[op - cx->t->ops].neg_log2};
+  LLVMValueRef x = sgc_intrinsic(cx, "llvm.fmuladd", LLVMTypeOf(d), args, 3);
+  return cx->hooks->exp2(cx, x, exp_flushes(w, op->operands[0]));
+}
+
 /* Chunk c of row value i, built on its first use (in this segment, where the
  * strategy builds per pass: a chunk built before the latest reduction is
  * rebuilt rather than kept in registers across it). (exp(a - s) stays
@@ -178,7 +227,7 @@ static LLVMValueRef causal_chunk(sgc_walk *w, const sgt_op *op, unsigned c) {
 static LLVMValueRef row_chunk(sgc_walk *w, int i, unsigned c) {
   sgc_ctx *cx = w->cx;
   sgc_val *v = &w->vals[i];
-  if (v->seg[c] >= 0 && (v->seg[c] == w->seg || w->rows->build != SGC_BUILD_PER_PASS))
+  if (chunk_at_hand(w, i, c))
     return v->chunks[c];
   const sgt_op *op = &cx->t->ops[i];
   const sgc_val *a = op->operands[0] >= 0 ? &w->vals[op->operands[0]] : NULL;
@@ -189,6 +238,8 @@ static LLVMValueRef row_chunk(sgc_walk *w, int i, unsigned c) {
     r = a->is_row ? row_chunk(w, op->operands[0], c) : sgc_splat(cx, a->scalar);
   else if (op->code == SGT_CAUSAL)
     r = causal_chunk(w, op, c);
+  else if (v->neg_log2 && !chunk_at_hand(w, op->operands[0], c))
+    r = exp_div_chunk(w, op, c);
   else if (v->recip)
     r = LLVMBuildFMul(cx->b, operand_chunk(w, op, 0, c), v->recip, "");
   else
@@ -406,6 +457,8 @@ void sgc_walk_op(sgc_walk *w, int i) {
       rc = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, den, zero, ""), zero, rc, "");
     out->recip = sgc_splat(cx, rc);
     out->recip_scalar = rc;
+    if (exp_div_fuses(w, i))
+      out->neg_log2 = sgc_splat(cx, LLVMBuildFNeg(cx->b, cx->hooks->log2(cx, den), "neg.log2"));
   }
   if (w->rows->build == SGC_BUILD_AT_OP)
     for (unsigned c = 0; c < pl->chunks; c++)
