@@ -199,6 +199,7 @@ else
   finish
 fi
 sgrun="$rt/softgen-run"
+export SGRUN="$sgrun" # the check and sanitizer stages' runs (bash -c: exported)
 export SOFTGEN_RT_LIBRARY="$rt/libsoftgen_rt.so"
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 if [ -n "${SOFTGEN_CUDA_LIBRARY:-}${SOFTGEN_HIP_LIBRARY:-}" ]; then # a dry run against the doubles
@@ -313,7 +314,7 @@ chk() { # OBJECT M [INNER]; rc 98: not started, the stage's time was up
 }
 export -f chk
 # the stage ends its runs 30 s early (its own wrap-up: the runs not started, the table)
-export CHK="$tmp/chk" SGRUN="$sgrun" CHK_END=$(($(date +%s) + $(left) - 30 - $(share suite "$suite_secs") \
+export CHK="$tmp/chk" CHK_END=$(($(date +%s) + $(left) - 30 - $(share suite "$suite_secs") \
   - $(share align "$align_secs") - $(share sanitizer "$san_secs") - $(share grid "$grid_secs")))
 # M = 4096, or fewer rows where 4096 rows exceed 2^23 elements (the float64 CPU
 # reference of softgen-run is single-threaded; the suite covers large M)
