@@ -345,6 +345,29 @@ static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t ve
  * mixed (f16 17817 and 19259: registers 0.95 against staged 0.72-0.85 at M =
  * 128, staged 0.73-0.82 against 0.66-0.73 at M = 4096), so they stay staged. */
 #define REGISTERS_ROW_VALUES 36
+/* Peeled 16-bit rows (odd N) from PEELED_STAGE_ELEMS elements are staged, not
+ * held in registers: their registers plans (sgp_policy_peeled_blocks_per_sm:
+ * 1024 threads a multiprocessor) swung between 0.73 and 1.0 of the copy with
+ * N. Measured on an H100 (softgen-bench, compare.sh, 2 rounds; tools/bench/
+ * RESULTS.md "Peeled rows staged from N = 1280"): 28 primes N = 1009-16001 at
+ * M x N = 2^25 and 2^27 (M >= 2048), f16 and bf16, registers against staged:
+ * N = 1361-16001 staged 0.87-1.00 against 0.73-1.01 (f16 6353 0.79 -> 0.97,
+ * 13033 0.80 -> 0.98, bf16 2797 0.75 -> 0.95), a few within 3 % either way
+ * (N = 1861-2521, 4673, 8641, 9587); N = 1009-1229 staged lost 5-15 %. With
+ * the few-rows variants below, against the registers plans over M = 64-49308
+ * of N = 1361-16001 and 18 odd N of the sweep (88 shapes, 2 rounds, spread
+ * median 0.6 %, p90 3 %): geomean f16 1.025, bf16 1.032; N >= 2560 1.04-1.05
+ * (up to 1.32: bf16 10563 x 6353 0.74 -> 0.98); N < 2560 1.00 (0.88-1.14:
+ * staged plans of 8-16 rows a block lose at M = 1500-6000, e.g. bf16 3000 x
+ * 1693 0.92 -> 0.81, and win at large M, f16 49308 x 1361 0.85 -> 0.95). */
+#define PEELED_STAGE_ELEMS 1280
+/* A staged peeled plan packs 2-16 rows a block (STAGE_ACCESSES vectors a
+ * thread): under PEELED_FILL_BLOCKS of its row blocks (about 4 a multiprocessor
+ * of an H100) its few-rows variant is the registers plan, which the
+ * same measurement found 10-35 % faster at M = 900-1500 of N = 1361-3533 (f16
+ * 3533 x 900: 0.97 staged against 1.15 of the copy; the launch takes it only
+ * while its blocks stay resident, sgrt_launch_geometry). */
+#define PEELED_FILL_BLOCKS 512
 static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vectors) {
   unsigned t = registers_threads(vectors, pl->vec, pl->vec_bytes, pl->target->max_block_threads,
                                  in->causal, 0); /* as before the peeled rows' own rule */
@@ -370,7 +393,9 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
    * (experiment 12) */
   if (can && !fits && staged > tg->max_cluster && (!in->online_chains || in->causal))
     fits = staged_share_fits(in, pl, vectors, staged);
-  return can && !narrow && n > AUTO_STAGE_ELEMS && !registers_hold(in, pl, vectors) && fits;
+  int peeled = pl->peel && in->read_bytes == 2 && n >= PEELED_STAGE_ELEMS;
+  return can && !narrow && fits &&
+         (peeled || (n > AUTO_STAGE_ELEMS && !registers_hold(in, pl, vectors)));
 }
 
 /* Workgroups per row (`vectors` rounded up by the caller so that every power
@@ -795,14 +820,15 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
  * than two at most shapes, and up to 128 blocks only lost the gains at M of
  * 129-1024 (f16 755 x 1936 1.08 x with 1024); rows that took blocks of 1024
  * threads lost 5-12 % (f16 N = 8784-10528 at M = 3-78, f32 N = 4982-6136),
- * hence SPREAD_MAX_THREADS. Not for clusters, staged or tiled rows, rows of
- * FEW_ROWS_BYTES or more (their own few-rows variants), prefetching plans that
- * are not flat, or where constraints fix the shape. */
+ * hence SPREAD_MAX_THREADS. Staged rows under FEW_ROWS_BYTES (peeled ones,
+ * sgp_policy_stage: many rows a block) get it in registers. Not for clusters
+ * or tiled rows, rows of FEW_ROWS_BYTES or more (their own few-rows variants),
+ * prefetching plans that are not flat, or where constraints fix the shape. */
 #define SPREAD_ACCESSES 2
 #define SPREAD_BLOCKS 1024
 #define SPREAD_MAX_THREADS 512
 static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
-  if (pl->layout != SG_LAYOUT_ROWS || pl->cluster != 1 || pl->stage || (pl->prefetch && !pl->flat) ||
+  if (pl->layout != SG_LAYOUT_ROWS || pl->cluster != 1 || (pl->prefetch && !pl->flat) ||
       pl->row_tiles > 1 || in->c->has_hw || in->c->nworkgroup || in->c->nwave || in->c->split ||
       (uint64_t)in->p->n * in->read_bytes >= FEW_ROWS_BYTES)
     return 0;
@@ -821,7 +847,7 @@ static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few 
     return 0;
   unsigned block = t > pl->wave ? t : pl->wave, rows = block / t;
   unsigned chunks = (unsigned)((vectors + t - 1) / t);
-  if (!pl->flat && rows >= pl->rows_per_block && chunks >= pl->chunks)
+  if (!pl->flat && !pl->stage && rows >= pl->rows_per_block && chunks >= pl->chunks)
     return 0;
   *out = (sgp_few){.cluster = 1, .threads = block, .rows = rows, .max_rows = SPREAD_BLOCKS * rows};
   return 1;
@@ -840,9 +866,18 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
   }
   if (pl->layout != SG_LAYOUT_ROWS || !pl->chosen.rows)
     return 0;
-  if (few_rows_spread(in, pl, out))
-    return 1;
-  unsigned n = few_rows_grid(in, pl, vectors, out); /* grid lines first (softgen/meta.h) */
+  unsigned n = few_rows_spread(in, pl, out);
+  if (pl->stage && pl->peel && (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES) {
+    /* peeled rows staged (sgp_policy_stage): the registers plan until the
+     * staged one's row blocks fill the GPU */
+    unsigned most = PEELED_FILL_BLOCKS * pl->rows_per_block;
+    if (!n || out[n - 1].max_rows < most)
+      out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
+    return n;
+  }
+  if (n)
+    return n;
+  n = few_rows_grid(in, pl, vectors, out); /* grid lines first (softgen/meta.h) */
   if (!sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster || pl->row_tiles > 1 ||
       (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
     return n;

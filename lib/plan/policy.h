@@ -119,7 +119,8 @@ typedef struct sgp_few {
   unsigned rows;     /* rows a block (0: one) */
   int staged;        /* its rows staged in shared memory */
   int alone;         /* each block alone on its multiprocessor (sgp_policy_alone_smem) */
-  int plain;         /* a flat plan's variant: the plan that is not flat (the rest unused) */
+  int plain;         /* the plan in registers: a flat plan's, or a staged peeled plan's
+                        (the rest unused) */
   int grid;          /* the row's workgroups are blocks of the grid, not a cluster
                         (plan->grid_split) */
 } sgp_few;
