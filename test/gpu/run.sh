@@ -452,6 +452,8 @@ san_objs=(
   "softmax_f16_n131072_auto.cubin@12:few-rows variant: clusters of 8, staged (M = 12)"
   "softmax_f32_n262144_auto.cubin@2:few-rows variant: clusters of 16 in registers, 512 threads (M = 2)"
   "softmax_f16_n1000_staged.cubin:staged, several rows a block, masked tail"
+  "softmax_f16_n4097_auto.cubin@3000:peeled rows staged, 4 rows a block (M = 3000)"
+  "softmax_f16_n4097_auto.cubin@300:its few-rows variant, the registers plan (M = 300)"
   "softmax_f16_n262144_ahead.cubin:staged over a cluster, the next row copied ahead (persistent grid)"
   "softmax_backward_f32_n262144_auto.cubin:two inputs staged over a non-portable cluster of 16, one block a multiprocessor"
   "log_softmax_f16_n8192_auto.cubin:template log_softmax"
