@@ -580,7 +580,8 @@ unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
 }
 
 /* Staged rows that hold their exps (PipelineConstraint(hold=1), not chosen
- * automatically: unmeasured) keep elems_per_thread floats across the
+ * automatically: it lost on an H100, tools/bench/RESULTS.md "Session 22")
+ * keep elems_per_thread floats across the
  * reduction: no more blocks a multiprocessor than HOLD_REGISTERS registers
  * (65536 a multiprocessor on NVIDIA) give each thread those and
  * HOLD_SPARE_REGISTERS more, so that the held values do not spill under the
