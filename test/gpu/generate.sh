@@ -36,6 +36,12 @@ rm -f "$out"/*.cubin "$out"/*.ptx "$out"/manifest.tsv "$out"/rejected.txt "$out"
   "$out"/info.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# one softgen for the whole run: a copy, so that a rebuild of BUILD_DIR meanwhile
+# (which relinks its softgen: "Permission denied" for the calls in between) cannot
+# drop objects; it finds the templates it was built with
+mkdir -p "$tmp/bin"
+cp "$sg" "$tmp/bin/softgen"
+sg="$tmp/bin/softgen"
 
 ns_issue="1 2 3 31 32 33 100 127 128 129 192 1000 1023 1024 1025 4097 8192 16384 32768"
 ns_large="32769 40008 49152 65535 65536 65537 98304 131072 163608 196608 262144 524288 1048576 1048580"
@@ -222,7 +228,7 @@ tr '\n' '\0' <"$vjobs" | xargs -0 -P "$jobs_n" -n 1 bash -c 'vjob "$1"' _
 [ -f "$tmp/variants.rej" ] && cat "$tmp/variants.rej" "$tmp/variants.err" >>"$out/rejected.txt"
 
 # Issue 21's alignment matrix (OUT_DIR/align/, its own manifest; suite.py does not read it)
-if SOFTGEN_GEN_JOBS=${SOFTGEN_GEN_JOBS:-$jobs_n} "$here/generate-align.sh" "$build" "$out" "$arch"; then
+if SOFTGEN_GEN_JOBS=${SOFTGEN_GEN_JOBS:-$jobs_n} "$here/generate-align.sh" "$tmp/bin" "$out" "$arch"; then
   cat "$out/align/rejected.txt" >>"$out/rejected.txt"
 else
   echo "generate.sh: generate-align.sh failed" >&2
