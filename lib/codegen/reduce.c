@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "plan/policy.h" /* SGP_STAGE_MAX_CHUNKS */
 
 LLVMValueRef sgc_intrinsic(sgc_ctx *cx, const char *name, LLVMTypeRef overload,
                            LLVMValueRef *args, unsigned nargs) {
@@ -442,7 +443,7 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
                            LLVMValueRef *max, LLVMValueRef *sum) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
-  LLVMValueRef mt, st, mc[64];
+  LLVMValueRef mt, st, mc[SGP_STAGE_MAX_CHUNKS]; /* held exps: each chunk's running max */
   if (pl->stage) { /* a running (max, sum) pair, one chunk at a time */
     mt = LLVMConstReal(cx->f32, -INFINITY);
     st = LLVMConstReal(cx->f32, 0.0);

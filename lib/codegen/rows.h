@@ -123,7 +123,6 @@ typedef struct sgc_walk {
   sgc_val vals[SGT_MAX_OPS];      /* per op of the template */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
   signed char exp_flush[SGT_MAX_OPS]; /* walk.c's exp_flushes, once known: 1 no, 2 yes */
-  signed char exp_div[SGT_MAX_OPS];   /* walk.c's exp_div_fuses, once known: 1 no, 2 yes */
   int seg;                        /* segment: reductions lowered so far in this row block */
   int read_ops[SGT_MAX_OPS];      /* the template's read ops, in order */
   unsigned nreads;

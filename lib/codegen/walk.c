@@ -62,6 +62,22 @@ static LLVMValueRef const_like(sgc_ctx *cx, LLVMValueRef v, double value) {
   return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind ? sgc_splat(cx, c) : c;
 }
 
+/* How many writes op u's value goes to when every use of it is a write to an
+ * f16 tensor (or bf16 too, where `bf16`); -1 when some use is anything else. */
+static int written_only_to(sgc_ctx *cx, int u, int bf16) {
+  const sg_template *t = cx->t;
+  const sgt_op *o = t->ops;
+  int writes = 0;
+  for (int k = u + 1; k < t->nops; k++)
+    if (o[k].operands[0] == u || o[k].operands[1] == u) {
+      LLVMTypeRef et = o[k].code == SGT_WRITE ? sgc_elem_type(cx, o[k].tensor) : NULL;
+      if (et != LLVMHalfTypeInContext(cx->ctx) && !(bf16 && et == LLVMBFloatTypeInContext(cx->ctx)))
+        return -1;
+      writes++;
+    }
+  return writes;
+}
+
 /* 1 when exp op i's results below 2^-126 reach no output as anything but 0,
  * so that the target may flush them (sgc_exp): the exp of an online chain
  * (exp(a - max(a)): at most 1, the row's max contributing 1 to its sum) used
@@ -85,11 +101,8 @@ static int exp_flushes(sgc_walk *w, int i) {
       continue;
     int b = o[u].operands[1];
     ok = (o[u].code == SGT_DIV || o[u].code == SGT_SAFE_DIV) && o[u].operands[0] == i &&
-         b >= 0 && o[b].code == SGT_BROADCAST && o[b].operands[0] == s;
-    for (int k = u + 1; ok && k < t->nops; k++)
-      if (o[k].operands[0] == u || o[k].operands[1] == u)
-        ok = o[k].code == SGT_WRITE &&
-             sgc_elem_type(cx, o[k].tensor) == LLVMHalfTypeInContext(cx->ctx);
+         b >= 0 && o[b].code == SGT_BROADCAST && o[b].operands[0] == s &&
+         written_only_to(cx, u, 0) >= 0;
   }
   w->exp_flush[i] = (signed char)(chain && ok ? 2 : 1);
   return chain && ok;
@@ -102,28 +115,15 @@ static int exp_flushes(sgc_walk *w, int i) {
  * bf16 tensors. (lg2.approx and the fma's rounding of the larger argument
  * cost up to a few f32 ulps, under a 16-bit output's rounding; f32 outputs
  * keep the multiply by 1 / s.) */
-static int exp_div_fuses(sgc_walk *w, int i) {
-  sgc_ctx *cx = w->cx;
-  const sg_template *t = cx->t;
-  const sgt_op *o = t->ops;
+static int exp_div_fuses(const sgc_walk *w, int i) {
+  const sgt_op *o = w->cx->t->ops;
   if (o[i].code != SGT_DIV || o[i].operands[0] < 0 || o[o[i].operands[0]].code != SGT_EXP)
     return 0;
-  if (w->exp_div[i])
-    return w->exp_div[i] - 1;
-  int e = o[i].operands[0], ok = 1;
-  for (int u = e + 1; ok && u < t->nops; u++)
-    if (u != i && (o[u].operands[0] == e || o[u].operands[1] == e))
-      ok = o[u].code == SGT_SUM;
-  int writes = 0;
-  for (int u = i + 1; ok && u < t->nops; u++)
-    if (o[u].operands[0] == i || o[u].operands[1] == i) {
-      LLVMTypeRef et = o[u].code == SGT_WRITE ? sgc_elem_type(cx, o[u].tensor) : NULL;
-      ok = et == LLVMHalfTypeInContext(cx->ctx) || et == LLVMBFloatTypeInContext(cx->ctx);
-      writes++;
-    }
-  ok = ok && writes;
-  w->exp_div[i] = (signed char)(ok ? 2 : 1);
-  return ok;
+  int e = o[i].operands[0];
+  for (int u = e + 1; u < w->cx->t->nops; u++)
+    if (u != i && (o[u].operands[0] == e || o[u].operands[1] == e) && o[u].code != SGT_SUM)
+      return 0;
+  return written_only_to(w->cx, i, 1) > 0;
 }
 
 static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LLVMValueRef b,

@@ -349,7 +349,7 @@ static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t ve
  * held in registers: their registers plans (sgp_policy_peeled_blocks_per_sm:
  * 1024 threads a multiprocessor) swung between 0.73 and 1.0 of the copy with
  * N. Measured on an H100 (softgen-bench, compare.sh, 2 rounds; tools/bench/
- * RESULTS.md "Peeled rows staged from N = 1280"): 28 primes N = 1009-16001 at
+ * RESULTS.md "Session 22: held exps, a folded division, peeled rows staged"): 28 primes N = 1009-16001 at
  * M x N = 2^25 and 2^27 (M >= 2048), f16 and bf16, registers against staged:
  * N = 1361-16001 staged 0.87-1.00 against 0.73-1.01 (f16 6353 0.79 -> 0.97,
  * 13033 0.80 -> 0.98, bf16 2797 0.75 -> 0.95), a few within 3 % either way
