@@ -18,6 +18,8 @@ Cases per object (M is capped so that M*N <= 2^28 elements):
                        softmax(x+100) against softmax(x)
   M=4096 stream        mixed kinds, launched with stream= a non-default torch stream
   M=70000 current      (N <= 4096 only) mixed kinds, launched inside `with torch.cuda.stream`
+  M=1000003            (N <= 4 only) contiguous and strided: packed rows (several a vector)
+                       past their few-rows variants, a partial last vector
   M=199 subnormal      (softmax, f32 and bf16, N >= 2) rows whose one output below 2^-126
                        must be the dtype's subnormal, not 0 (SUBNORMAL_LOGIT)
   torch.softmax        y = k(x) on a [2, 3, N] tensor (output allocated by the binding)
@@ -882,6 +884,9 @@ def run_object(e, gen, quick):
         plan.append(("mixed", min(4096, cap), "contig", "explicit"))
         if n <= 4096:
             plan.append(("mixed", min(70000, cap), "contig", "current"))
+        if n <= 4:  # packed rows past their few-rows variants; a partial last vector
+            plan.append(("mixed", min(1000003, cap), "contig", "default"))
+            plan.append(("mixed", min(1000003, cap), "strided", "default"))
         plan.append((tcase, 6, None, None))
     if tpl == "softmax" and e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
         plan.append(("binding errors", 4, None, None))
@@ -1018,8 +1023,9 @@ def torch_case_inner(k, e, c, gen):
 
 def torch_case_tpl(k, e, c, gen):
     """The torch.* case of the other templates: k(...) on [2, 3, N] tensors (output
-    allocated by the binding) against the torch function in the dtype and the float64
-    reference, both within the tolerance of compare_rows (from the float64 reference)."""
+    allocated by the binding) against the float64 reference within the tolerance of
+    compare_rows, and against the torch function in the dtype within that tolerance
+    plus the torch function's own error against the float64 reference."""
     n, dt, tpl = e.n, tdtype(e.dtype), e.template
     x = (torch.randn(2, 3, n, device="cuda", generator=gen, dtype=torch.float32) * 2).to(dt)
     if tpl == "log_softmax":
@@ -1036,9 +1042,15 @@ def torch_case_tpl(k, e, c, gen):
         return
     flat = [t.reshape(-1, n).double() for t in ins]
     yd = y.reshape(-1, n).double()
-    cr = compare_rows(tpl, flat, reference(tpl, flat), yd, dt, e.dtype)
+    ref = reference(tpl, flat)
+    cr = compare_rows(tpl, flat, ref, yd, dt, e.dtype)
     ct = compare_rows(tpl, flat, ts.reshape(-1, n).double(), yd, dt, e.dtype)
-    vals = torch.stack([ct["rel"].max(), (ct["rel"] / cr["tol"]).max(), cr["rel"].max(),
+    # torch's own rows are off the float64 reference too (its 16-bit backward passes:
+    # on an H200, f16 rows 8.6e-3 from ours where ours were 3.2e-4 from the reference):
+    # a row may differ from torch's by our tolerance plus torch's own error
+    tr = compare_rows(tpl, flat, ref, ts.reshape(-1, n).double(), dt, e.dtype)
+    vals = torch.stack([ct["rel"].max(), (ct["rel"] / (cr["tol"] + tr["rel"])).max(),
+                        cr["rel"].max(),
                         cr["ratio"].max(), cr["tol"].max(),
                         (cr["rnan"] != torch.isnan(yd)).sum().double(),
                         ((cr["nonfin"] & (yd != cr["refq"])) | (cr["fin"] & torch.isinf(yd))
