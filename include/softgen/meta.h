@@ -214,12 +214,14 @@ typedef struct sg_meta {
   char arch[32];   /* "sm_90", "gfx942", ... */
   int64_t n;       /* row length the kernel was generated for (the largest of a range) */
   unsigned block;  /* threads per block */
-  unsigned rows_per_block;
+  unsigned rows_per_block; /* 1 to 65536 (packed rows: up to 64 a thread) */
   unsigned smem;         /* static shared memory bytes */
   unsigned cluster;      /* blocks per cluster along x (1 = no cluster) */
   unsigned vector_bytes; /* alignment each tensor base and row stride needs: the
                            kernel's vector, or an element for peeled rows (N no
-                           16-byte vector divides: each row aligns itself) */
+                           16-byte vector divides: each row aligns itself), or
+                           a row for packed rows (a vector of several rows,
+                           each row's vector where they are not one aligned span) */
   unsigned persistent;   /* 1: launch at most as many blocks as stay resident */
   unsigned dsmem;        /* dynamic shared memory bytes each block is launched with */
   int ntensors;

@@ -29,9 +29,7 @@ static void plan_meta(const sg_template *t, const sg_plan *pl, sg_meta *m) {
   m->rows_per_block = pl->rows_per_block;
   m->smem = pl->smem_bytes;
   m->cluster = pl->cluster;
-  /* the alignment a tensor's base and row stride need: a vector, or for
-   * peeled rows (which align each row themselves) an element */
-  m->vector_bytes = pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes;
+  m->vector_bytes = sgp_row_align(pl); /* a tensor's base and row stride */
   m->persistent = (unsigned)pl->prefetch;
   m->dsmem = pl->stage_bytes;
   m->ntensors = t->ntensors;

@@ -77,6 +77,17 @@ void sgc_addr_init(sgc_ctx *cx, sgc_addr *a) {
   if (pl->layout == SG_LAYOUT_INNER)
     a->inner = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1));
   a->rows = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
+  for (int i = 0; pl->pack > 1 && i < t->ntensors; i++) { /* packed rows: one aligned span? */
+    LLVMBuilderRef b = cx->b;
+    unsigned long long bytes = (unsigned long long)pl->vec * sgc_elem_bytes(cx, i);
+    LLVMValueRef at = LLVMBuildPtrToInt(b, a->ptr[i], cx->i64, "");
+    LLVMValueRef aligned =
+        LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, at, LLVMConstInt(cx->i64, bytes - 1, 0), ""),
+                      LLVMConstInt(cx->i64, 0, 0), "");
+    LLVMValueRef dense = LLVMBuildICmp(b, LLVMIntEQ, a->stride[i],
+                                       LLVMConstInt(cx->i64, (unsigned long long)pl->n, 0), "");
+    a->pack_span[i] = LLVMBuildAnd(b, aligned, dense, "pack.span");
+  }
   if (pl->cluster > 1) { /* this block's columns start at rank * tile_n */
     LLVMBuilderRef b = cx->b;
     cx->cluster_rank = pl->grid_split /* a grid split's: consecutive blocks share a row */
@@ -377,8 +388,102 @@ LLVMValueRef sgc_clamped_col(sgc_ctx *cx, sgc_addr *a, unsigned c) {
                          "col.clamped");
 }
 
+/* ---- packed rows (plan->pack) ----
+ * A thread's vector holds rows row .. row + pack - 1 (row a multiple of
+ * pack), N elements each: one vector access where the tensor's rows are one
+ * span that starts at a whole vector (pack_span; then so does every pack of
+ * rows) and all pack rows are below M, else element by element. */
+
+/* i1: the vector of tensor ti at `row` is one access. */
+static LLVMValueRef pack_fast(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row) {
+  LLVMValueRef end = LLVMBuildAdd(cx->b, row, LLVMConstInt(cx->i64, cx->plan->pack, 0), "");
+  LLVMValueRef whole = LLVMBuildICmp(cx->b, LLVMIntULE, end, a->rows, "pack.whole");
+  return LLVMBuildAnd(cx->b, whole, a->pack_span[ti], "pack.fast");
+}
+
+/* Packed vectors move as integers of the element's width: on a CPU without
+ * 16-bit float arithmetic, inserting or extracting an f16 or bf16 lane would
+ * convert it through f32 (a libcall the host's code objects cannot link). */
+static LLVMTypeRef pack_int(sgc_ctx *cx, int ti) {
+  return LLVMIntTypeInContext(cx->ctx, 8 * sgc_elem_bytes(cx, ti));
+}
+
+LLVMValueRef sgc_pack_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row) {
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  LLVMTypeRef it = pack_int(cx, ti), vt = LLVMVectorType(it, pl->vec);
+  LLVMValueRef fast = pack_fast(cx, a, ti, row);
+  LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.vector");
+  LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.elements");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.loaded");
+  LLVMBuildCondBr(b, fast, one, each);
+  LLVMPositionBuilderAtEnd(b, one);
+  LLVMValueRef v =
+      LLVMBuildLoad2(b, vt, sgc_element_ptr(cx, a, ti, row, LLVMConstInt(cx->i64, 0, 0)), "x");
+  LLVMSetAlignment(v, pl->vec * sgc_elem_bytes(cx, ti));
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, each);
+  LLVMValueRef last = LLVMBuildSub(b, a->rows, LLVMConstInt(cx->i64, 1, 0), "");
+  LLVMValueRef e = LLVMGetPoison(vt);
+  for (unsigned j = 0; j < pl->vec; j++) {
+    unsigned long long r = j / pl->n, col = j % pl->n;
+    LLVMValueRef rj = LLVMBuildAdd(b, row, LLVMConstInt(cx->i64, r, 0), "");
+    rj = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, rj, a->rows, ""), rj, last, "");
+    LLVMValueRef x =
+        LLVMBuildLoad2(b, it, sgc_element_ptr(cx, a, ti, rj, LLVMConstInt(cx->i64, col, 0)), "");
+    LLVMSetAlignment(x, sgc_elem_bytes(cx, ti));
+    e = LLVMBuildInsertElement(b, e, x, LLVMConstInt(cx->i32, j, 0), "");
+  }
+  LLVMBuildBr(b, join);
+  LLVMBasicBlockRef each_end = LLVMGetInsertBlock(b);
+  LLVMPositionBuilderAtEnd(b, join);
+  LLVMValueRef phi = LLVMBuildPhi(b, vt, "x.pack");
+  LLVMValueRef vals[2] = {v, e};
+  LLVMBasicBlockRef bbs[2] = {one, each_end};
+  LLVMAddIncoming(phi, vals, bbs, 2);
+  return LLVMBuildBitCast(b, phi, LLVMVectorType(sgc_elem_type(cx, ti), pl->vec), "");
+}
+
+/* Stores x, the vector of tensor ti at the thread's row (a->row, below M). */
+void sgc_pack_store(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef x) {
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  x = LLVMBuildBitCast(b, x, LLVMVectorType(pack_int(cx, ti), pl->vec), "");
+  LLVMValueRef fast = pack_fast(cx, a, ti, a->row);
+  LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.store.vector");
+  LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.store.elements");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.stored");
+  LLVMBuildCondBr(b, fast, one, each);
+  LLVMPositionBuilderAtEnd(b, one);
+  LLVMValueRef s =
+      LLVMBuildStore(b, x, sgc_element_ptr(cx, a, ti, a->row, LLVMConstInt(cx->i64, 0, 0)));
+  LLVMSetAlignment(s, pl->vec * sgc_elem_bytes(cx, ti));
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, each);
+  for (unsigned r = 0; r < pl->pack; r++) {
+    LLVMValueRef rr = LLVMBuildAdd(b, a->row, LLVMConstInt(cx->i64, r, 0), "");
+    LLVMBasicBlockRef done =
+        r ? sgc_open_if(cx, LLVMBuildICmp(b, LLVMIntULT, rr, a->rows, ""), "pack.row")
+          : NULL; /* the first row is below M (the caller's guard) */
+    for (unsigned k = 0; k < pl->n; k++) {
+      LLVMValueRef e = LLVMBuildExtractElement(b, x, LLVMConstInt(cx->i32, r * pl->n + k, 0), "");
+      LLVMValueRef st =
+          LLVMBuildStore(b, e, sgc_element_ptr(cx, a, ti, rr, LLVMConstInt(cx->i64, k, 0)));
+      LLVMSetAlignment(st, sgc_elem_bytes(cx, ti));
+    }
+    if (done)
+      sgc_close_if(cx, done);
+  }
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+}
+
 void sgc_load_row(sgc_ctx *cx, sgc_addr *a, const sgt_op *op, LLVMValueRef row, LLVMValueRef *raw) {
   LLVMTypeRef et = sgc_elem_type(cx, op->tensor);
+  if (cx->plan->pack > 1) {
+    raw[0] = sgc_pack_load(cx, a, op->tensor, row);
+    return;
+  }
   for (unsigned c = 0; cx->plan->peel && c < a->nchunks; c++)
     raw[c] = peel_load(cx, a, op->tensor, row, c);
   for (unsigned c = 0; !cx->plan->peel && c < a->nchunks; c++) {

@@ -426,7 +426,25 @@ static LLVMValueRef thread_partial(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_
   return across_vector(cx, kind, tree1(cx, kind, vals, pl->chunks)); /* chunks -> one vector */
 }
 
+/* Packed rows (plan->pack): the one vector's segments of N lanes, each
+ * reduced within itself by log2 N xor steps over its lanes; every lane holds
+ * its segment's (its row's) value. */
+static LLVMValueRef segments(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef v) {
+  const sg_plan *pl = cx->plan;
+  LLVMValueRef lanes[SGC_MAX_VEC];
+  for (unsigned step = 1; step < pl->n; step *= 2) {
+    for (unsigned j = 0; j < pl->vec; j++)
+      lanes[j] = LLVMConstInt(cx->i32, j ^ step, 0);
+    LLVMValueRef swapped = LLVMBuildShuffleVector(cx->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                                  LLVMConstVector(lanes, pl->vec), "segment");
+    v = sgc_combine(cx, kind, v, swapped);
+  }
+  return v;
+}
+
 LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks *x) {
+  if (cx->plan->pack > 1)
+    return segments(cx, kind, x->get(x->env, 0));
   partial acc = {{thread_partial(cx, kind, x), NULL}};
   return across_threads(cx, kind, acc).v[0];
 }

@@ -40,6 +40,9 @@ typedef struct sgc_addr {
                                               workgroup's (i1); NULL when always */
   LLVMValueRef col_full[SGC_MAX_CHUNKS];   /* checked chunks: every lane in [0, N) (i1) */
   LLVMValueRef col_any[SGC_MAX_CHUNKS];    /* checked chunks: some lane in [0, N) (i1) */
+  /* Packed rows (plan->pack): the tensor's rows are one span (stride N) that
+   * starts at a whole vector (i1), set once in the entry block. */
+  LLVMValueRef pack_span[SGT_MAX_TENSORS];
 } sgc_addr;
 
 /* The launch's dynamic shared memory (softgen_stage, an i8 array aligned to
@@ -91,6 +94,14 @@ LLVMValueRef sgc_peel_fast(sgc_ctx *cx, sgc_addr *a, int ti, unsigned c);
  * lane is in the row (lanes outside it read the row's column 0, masked
  * later), else zeros: where sgc_peel_fast is 0. */
 LLVMValueRef sgc_peel_elements(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, unsigned c);
+
+/* Packed rows (plan->pack): the vector of tensor ti that holds rows row to
+ * row + pack - 1 (row a multiple of pack): one vector access where they are
+ * all below M and the tensor's rows are one aligned span (a->pack_span),
+ * else element by element (rows past M read row M - 1; their stores are
+ * skipped). */
+LLVMValueRef sgc_pack_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row);
+void sgc_pack_store(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef x);
 
 /* Column of chunk c, in bounds: a chunk past N reads column 0 instead. */
 LLVMValueRef sgc_clamped_col(sgc_ctx *cx, sgc_addr *a, unsigned c);

@@ -3,7 +3,10 @@
  * masks, broadcasts, reductions (through codegen/reduce.c) and writes.
  *
  * Row values ([M, N]) are chunks of <vec x float>, built on request
- * (row_chunk) and memoised per chunk; per-row values ([M]) are one float.
+ * (row_chunk) and memoised per chunk; per-row values ([M]) are one float,
+ * or for packed rows (plan->pack: a vector holds pack rows) a <vec x float>
+ * whose lanes hold the value of their own row, so that the arithmetic on
+ * them is the same IR on vectors (sgc_splat passes them through).
  * The walk knows nothing of where a read's chunk comes from: it asks the row
  * strategy (w->rows: registers, shared memory, a tile), and the strategy says
  * when row values are built (sgc_build_at): where the op stands and kept, on
@@ -23,6 +26,8 @@
 
 LLVMValueRef sgc_splat(sgc_ctx *cx, LLVMValueRef scalar) {
   unsigned n = cx->plan->vec;
+  if (LLVMGetTypeKind(LLVMTypeOf(scalar)) == LLVMVectorTypeKind)
+    return scalar; /* packed rows' per-row values: a vector already (walk.c's top) */
   LLVMValueRef elems[SGC_MAX_VEC];
   if (LLVMIsConstant(scalar)) {
     for (unsigned i = 0; i < n; i++)
@@ -368,6 +373,8 @@ void sgc_walk_write(sgc_walk *w, const sgt_op *op) {
     }
     if (pl->peel) {
       sgc_peel_store(cx, a, op->tensor, c, x);
+    } else if (pl->pack > 1) {
+      sgc_pack_store(cx, a, op->tensor, x);
     } else if (w->rows->write) {
       w->rows->write(w, op, c, x);
     } else {
@@ -444,14 +451,17 @@ void sgc_walk_op(sgc_walk *w, int i) {
   default:
     break;
   }
-  if (!out->is_row) { /* per-row scalar arithmetic */
-    out->scalar = elementwise(cx, op->code, a->scalar, bv ? bv->scalar : NULL, exp_flushes(w, i));
+  if (!out->is_row) { /* per-row scalar arithmetic (packed rows: vectors, a parameter splat) */
+    LLVMValueRef x = a->scalar, y = bv ? bv->scalar : NULL;
+    if (pl->pack > 1)
+      x = sgc_splat(cx, x), y = y ? sgc_splat(cx, y) : NULL;
+    out->scalar = elementwise(cx, op->code, x, y, exp_flushes(w, i));
     return;
   }
   LLVMValueRef den = (op->code == SGT_DIV || op->code == SGT_SAFE_DIV)
                          ? ops_broadcast_scalar(w, op->operands[1]) : NULL;
   if (den) { /* safe_div: 1 / 0 -> 0, so a / 0 -> 0 */
-    LLVMValueRef one = LLVMConstReal(cx->f32, 1.0), zero = LLVMConstReal(cx->f32, 0.0);
+    LLVMValueRef one = const_like(cx, den, 1.0), zero = const_like(cx, den, 0.0);
     LLVMValueRef rc = LLVMBuildFDiv(cx->b, one, den, "recip");
     if (op->code == SGT_SAFE_DIV)
       rc = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, den, zero, ""), zero, rc, "");

@@ -300,7 +300,8 @@ static sg_status parse_line(sg_meta *m, char **w, int nw, unsigned *seen, int li
                          strcmp(k, "cluster") == 0 || strcmp(k, "vector_bytes") == 0 ||
                          strcmp(k, "smem") == 0 || strcmp(k, "dsmem") == 0)) {
     int bytes = k[0] == 's' || k[0] == 'd'; /* smem, dsmem: 0 allowed */
-    unsigned long long max = bytes ? (1u << 24) : 1024;
+    /* rows a block: up to 1024 threads, each up to 64 packed rows */
+    unsigned long long max = bytes ? (1u << 24) : k[0] == 'r' ? 65536 : 1024;
     if (parse_u64(w[1], max, &v) || (v == 0 && !bytes))
       return BAD("%d: %s must be %s to %llu", lineno, k, bytes ? "0" : "1", max);
     unsigned u = (unsigned)v;

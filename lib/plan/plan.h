@@ -79,6 +79,11 @@ struct sg_plan {
                                (n - (cluster - 1) tile_n, masked past it) */
   unsigned vec;             /* elements per vector access (vector_shapes N) */
   unsigned vec_bytes;
+  unsigned pack;            /* rows a vector (1: none): rows shorter than a vector (N
+                               dividing it) packed `pack` consecutive rows a thread's
+                               vector (vec = pack x N), reduced segment by segment within
+                               it; one 16-byte access where the rows are one span
+                               (codegen/address.c, sgc_pack_load) */
   unsigned chunks;          /* vector accesses per thread per row (per tile when row_tiles > 1) */
   unsigned row_tiles;       /* 1: the row is held in registers; > 1: processed in tiles of
                                chunks vectors per thread, re-read once per pass (long rows) */
@@ -116,7 +121,7 @@ struct sg_plan {
   uint64_t head_order_bytes; /* an input whose rows repeat, larger than this: row blocks
                                 taken head by head (codegen's sgc_block_row) */
   struct {
-    int wave, waves, rows, vec, cluster, prefetch, online, stage;
+    int wave, waves, rows, vec, cluster, prefetch, online, stage, pack;
   } chosen;                 /* 1 where auto-configuration chose the value */
   sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
                                per row (threads_per_row = vec = 1), strided along N */
@@ -154,6 +159,14 @@ static inline unsigned sgp_hw_cluster(const sg_plan *pl) {
  * block's area rounded to 128 bytes (codegen/reduce.c, the grid stage). */
 static inline unsigned sgp_grid_row_bytes(const sg_plan *pl) {
   return (pl->passes * pl->cluster * 16 + 127) / 128 * 128;
+}
+
+/* The alignment a tensor's base and row stride need (as bytes of the widest
+ * tensor's elements): a vector's, or an element's for peeled rows (each row
+ * aligns itself), or a row's for packed rows (a span not 16-byte aligned is
+ * read element by element). */
+static inline unsigned sgp_row_align(const sg_plan *pl) {
+  return pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes / (pl->pack ? pl->pack : 1);
 }
 
 /* The kernel takes N at run time (a range of N, sg_problem.n_min). */

@@ -180,6 +180,27 @@ unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned 
   return b < threads_per_row ? threads_per_row : b;
 }
 
+/* Packed rows: a row that is one vector narrower than an access (16-bit N =
+ * 1, 2, 4; f32 N = 1, 2 on the GPUs), one thread a row, becomes PACK rows a
+ * vector of the widest access (vlimit / the row's bytes; plan/rows.c,
+ * resolve_pack), so that a thread has 16 bytes in flight where it had 2 to
+ * 8. Floor: the copy. Measured on an H100 before (the sweep at ffeb868): f16
+ * N = 2 at 12.8M-402M rows 0.78-0.86 of the copy (4 bytes a thread, two
+ * rows in flight), N = 4 0.94-0.98, f32 N = 2 0.94. Not where a constraint
+ * fixes the shape or the staging, nor for templates with a causal op or an
+ * input whose rows repeat (resolve_pack). PACK_ROWS 0 turns it off. */
+#define PACK_ROWS 1
+unsigned sgp_policy_pack(const sgp_input *in, const sg_plan *pl) {
+  const sg_constraints *c = in->c;
+  int given =
+      c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->staging || c->split || c->online;
+  unsigned vlimit = pl->target->max_vector_bytes ? pl->target->max_vector_bytes(pl->arch) : 16;
+  if (!PACK_ROWS || given || pl->layout != SG_LAYOUT_ROWS || pl->vec != (uint64_t)in->p->n ||
+      pl->vec_bytes >= vlimit)
+    return 1;
+  return vlimit / pl->vec_bytes;
+}
+
 /* ---- threads per row and block ---- */
 
 /* The threads per row a row of `vectors` vector accesses of `vec_bytes` gets
@@ -501,7 +522,17 @@ unsigned sgp_policy_tile_chunks(const sg_plan *pl) {
  * = 46, 174, 179: 44-47 KB a multiprocessor) it lost 7-10 %, and every f32
  * flat plan lost 8-13 % (at 1.00-1.04 of the copy without). */
 #define FLAT_PREFETCH_BYTES (10 * 1024 + 512)
+/* Packed rows (sgp_policy_pack) of at least PACK_PREFETCH_ROWS rows a vector
+ * (16-bit N = 1) prefetch, the others not (nor the host's). Measured on an
+ * H100 (softgen-bench, session 23, tools/bench/RESULTS.md "Packed rows"), both
+ * against the copy at 12.8M-138M rows: f16 N = 2 (4 rows a vector) 1.07 /
+ * 1.01 of the copy without the prefetch, 0.98-1.02 / 0.92 with it; N = 4 and
+ * f32 N = 1, 2 the same way (1.00-1.07 without, 0.93-1.01 with); but f16 and
+ * bf16 N = 1 (8 rows a vector) 0.87-1.00 without, 0.96-1.05 with. */
+#define PACK_PREFETCH_ROWS 8
 int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
+  if (pl->pack > 1) /* not the host's: a CPU thread's loads need no overlap */
+    return pl->pack >= PACK_PREFETCH_ROWS && pl->wave > 1;
   if (pl->threads_per_row == 1 && pl->chunks == 1 && !pl->flat &&
       (uint64_t)pl->n * in->read_bytes <= TINY_ROW_BYTES)
     return 1;
@@ -689,6 +720,15 @@ unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl) {
 #define FEW_ROWS_BIG_ACCESSES 2
 #define FEW_ROWS_BIG_BLOCKS 64
 #define FLAT_FEW_BLOCKS 128
+/* Packed rows (sgp_policy_pack) take the plan one row a vector for M up to
+ * PACK_FEW_BLOCKS of their row blocks (the spread before it, where it
+ * applies). Measured on an H100 (session 23, "Packed rows"): packed rows
+ * alone at 4K-32K rows 0.78-0.92 of the copy against 0.92-0.97 for the plan
+ * one row a vector; at 256-512 row blocks (262144 rows) 0.82-0.94 against
+ * 0.84-0.97 (H200: bf16 N = 4 0.90 against 0.95, f32 N = 2 0.93 against
+ * 0.95); from 1M rows (1024 row blocks or more) packed 0.89-0.97 against
+ * 0.75-0.87. */
+#define PACK_FEW_BLOCKS 512
 
 /* The split of FEW_ROWS_BIG_CLUSTER blocks alone: in registers where a
  * thread holds at most AUTO_ELEMS_PER_THREAD values of its share in at most
@@ -829,8 +869,9 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
 #define SPREAD_BLOCKS 1024
 #define SPREAD_MAX_THREADS 512
 static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
-  if (pl->layout != SG_LAYOUT_ROWS || pl->cluster != 1 || (pl->prefetch && !pl->flat) ||
-      pl->row_tiles > 1 || in->c->has_hw || in->c->nworkgroup || in->c->nwave || in->c->split ||
+  if (pl->layout != SG_LAYOUT_ROWS || pl->cluster != 1 ||
+      (pl->prefetch && !pl->flat && pl->pack == 1) || pl->row_tiles > 1 || in->c->has_hw ||
+      in->c->nworkgroup || in->c->nwave || in->c->split ||
       (uint64_t)in->p->n * in->read_bytes >= FEW_ROWS_BYTES)
     return 0;
   /* a flat plan's vectors are those of its plain variant: 16 bytes, peeled, where
@@ -861,6 +902,18 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
     unsigned n = few_rows_spread(in, pl, out);
     unsigned most = FLAT_FEW_BLOCKS * pl->rows_per_block;
     if (n && out[0].max_rows >= most) /* the spread for the fewer rows, the plain plan after */
+      out[0].max_rows = most / 2;
+    out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
+    return n;
+  }
+  if (pl->pack > 1) { /* packed rows: the spread, then the plan one row a vector */
+    if (pl->wave == 1 || !pl->chosen.pack) /* the host's, or a pack given: none */
+      return 0;
+    /* the spread where the plan one row a vector takes it (not prefetching) */
+    unsigned n =
+        (uint64_t)in->p->n * in->read_bytes > TINY_ROW_BYTES ? few_rows_spread(in, pl, out) : 0;
+    unsigned most = PACK_FEW_BLOCKS * pl->rows_per_block;
+    if (n && out[0].max_rows >= most)
       out[0].max_rows = most / 2;
     out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
     return n;

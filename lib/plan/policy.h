@@ -53,6 +53,9 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl);
  * all its images (the launch's dynamic shared memory). */
 uint64_t sgp_flat_image_bytes(const sg_plan *pl, unsigned esize);
 uint64_t sgp_flat_bytes(const sg_template *t, const sg_plan *pl);
+/* Rows a vector (packed rows, plan->pack; 1: none) for a plan whose shape is
+ * resolved; plan/rows.c checks that the plan can pack them. */
+unsigned sgp_policy_pack(const sgp_input *in, const sg_plan *pl);
 /* Stage rows in shared memory? pl: target, arch, vec and peel set. */
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl);
 

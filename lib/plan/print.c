@@ -43,6 +43,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  waves_per_row     %u\n", pl->waves_per_row);
   fprintf(f, "  vector            %u elements = %u bytes%s\n", pl->vec, pl->vec_bytes,
           a[pl->chosen.vec]);
+  if (pl->pack > 1)
+    fprintf(f,
+            "  packed_rows       %u rows a vector of %u elements (one access where the "
+            "tensor's rows are one aligned span and all %u below M, else element by element)"
+            "%s\n",
+            pl->pack, pl->vec, pl->pack, a[pl->chosen.pack]);
   if (pl->peel)
     fprintf(f, "  peeled_rows       yes (rows of any alignment: each row's columns shifted to "
             "its own vector boundary; its partial head and tail vectors element by element)"
@@ -81,6 +87,9 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   fprintf(f, "  reductions        %u%s in %u pass%s%s: thread (%u values)", pl->nreductions,
           pl->online ? " (max and sum fused: online softmax pairs)" : "", passes,
           passes == 1 ? "" : "es", a[pl->chosen.online && pl->online], pl->elems_per_thread);
+  if (pl->pack > 1)
+    fprintf(f, " in %u segments of %u lanes (%u xor steps each)", pl->pack, pl->vec / pl->pack,
+            (unsigned)__builtin_ctz(pl->vec / pl->pack));
   fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
           pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
   unsigned hw = sgp_hw_cluster(pl);

@@ -171,6 +171,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   if (!pl)
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   pl->target = tg;
+  pl->pack = 1;
   snprintf(pl->arch, sizeof pl->arch, "%s", arch);
   pl->dtype = p->dtype;
   pl->out_dtype = p->out_dtype_set ? p->out_dtype : p->dtype;
@@ -327,11 +328,6 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
  * most rows is named <kernel>_few, the others <kernel>_few<max_rows>, a grid
  * split (c.split_grid: the row's workgroups separate blocks of the grid)
  * <kernel>_grid<max_rows>. */
-/* The alignment a plan's rows need: its vector's, or an element's (peeled). */
-static unsigned row_alignment(const sg_plan *pl) {
-  return pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes;
-}
-
 static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sgp_few *f) {
   sg_constraints c = *in->c;
   c.rows_in_flight = 1;
@@ -353,8 +349,9 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   sg_diag ignored;
   if (resolve_plan(in->t, &c, in->p, &v, &vin, &ignored))
     return NULL;
-  if (row_alignment(v) > row_alignment(pl) || v->cluster != f->cluster || v->grid_split != f->grid ||
-      (v->rows_per_block != (f->rows ? f->rows : 1) && !f->plain) || v->prefetch) {
+  if (sgp_row_align(v) > sgp_row_align(pl) || v->cluster != f->cluster ||
+      v->grid_split != f->grid || (v->rows_per_block != (f->rows ? f->rows : 1) && !f->plain) ||
+      v->prefetch) {
     free(v);
     return NULL;
   }

@@ -41,9 +41,12 @@ static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl
   int64_t n = in->p->n;
   unsigned esize = in->widest_elem;
   unsigned vlimit = tg->max_vector_bytes ? tg->max_vector_bytes(pl->arch) : 16;
-  if (g->vm && g->vm->tile != 1)
-    return REJECT_AT(g->vm->loc, "vector_shapes: %s must be 1 (a vector lies within one row)",
-                     g->M);
+  if (g->vm && g->vm->tile == SGP_FULL)
+    return REJECT_AT(g->vm->loc,
+                     "vector_shapes: %s: %s is the run-time row count; a vector "
+                     "holds 1 row, or a power of two of rows as short as one vector's "
+                     "share (packed rows)",
+                     g->M, g->M);
   if (sgp_dynamic_n(pl)) { /* a range of N: full vectors, every row peeled */
     const sgp_tile *fixed = g->vn                                                ? g->vn
                             : g->wg_n && g->wg_n->tile != SGP_FULL                ? g->wg_n
@@ -366,6 +369,55 @@ static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_
                 tg->max_cluster);
 }
 
+/* Packed rows: vector_shapes(M: p) or the policy's pack (1: none), once the
+ * rest of the shape is resolved: p consecutive rows of one vector each
+ * become one vector of p x N elements (plan->pack), p times the rows a block.
+ * A given p needs a row that is one vector of a thread (no split, no
+ * staging, no tiles, no peeling), whose p rows fit one vector access. */
+static sg_status resolve_pack(const sgp_input *in, const given *g, sg_plan *pl, sg_diag *diag) {
+  int64_t n = in->p->n, p = g->vm ? g->vm->tile : (int64_t)sgp_policy_pack(in, pl);
+  unsigned vlimit = pl->target->max_vector_bytes ? pl->target->max_vector_bytes(pl->arch) : 16;
+  pl->pack = 1;
+  if (p <= 1)
+    return SG_OK;
+  const char *why = !sgp_is_pow2((uint64_t)p)  ? "is not a power of two"
+                    : sgp_dynamic_n(pl)        ? "needs one N, not a range"
+                    : in->causal               ? "needs a template without a causal op"
+                    : pl->vec != n || pl->peel ? "needs the row to be one vector"
+                    : g->wg_m || g->wv_m       ? "sets the rows a workgroup and a wave "
+                                                 "itself (no WorkgroupConstraint or "
+                                                 "WaveConstraint of M)"
+                    : pl->threads_per_row != 1 || pl->cluster != 1 || pl->stage || pl->flat
+                        ? "needs a thread a row (no split over threads, workgroups or "
+                          "shared memory)"
+                    : (uint64_t)p > vlimit || (uint64_t)p * pl->vec_bytes > vlimit
+                        ? "is wider than a vector access"
+                        : NULL;
+  for (int i = 0; !why && i < in->t->ntensors; i++)
+    if (in->t->tensors[i].repeat)
+      why = "needs tensors whose rows do not repeat";
+  if (why && !g->vm) /* not the policy's to ask: rows one a vector */
+    return SG_OK;
+  if (why)
+    return REJECT_AT(g->vm->loc,
+                     "vector_shapes: %s: %lld rows a vector (packed rows) %s (N = "
+                     "%lld, %u-byte vectors of a row, %u bytes an access at most)",
+                     g->M, (long long)p, why, (long long)n, pl->vec_bytes, vlimit);
+  if (in->c->online == 2)
+    return REJECT_AT(in->c->pipeline_loc,
+                     "PipelineConstraint(online=1): packed rows (%lld a "
+                     "vector) reduce within the vector, without online pairs",
+                     (long long)p);
+  pl->pack = (unsigned)p;
+  pl->chosen.pack = !g->vm;
+  pl->vec *= pl->pack;
+  pl->vec_bytes *= pl->pack;
+  pl->rows_per_block *= pl->pack;
+  pl->rows_per_wave *= pl->pack;
+  pl->elems_per_thread = pl->vec;
+  return SG_OK;
+}
+
 sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   const sg_constraints *c = in->c;
   given g = {.M = in->t->dims[in->row_dim], .N = in->t->dims[in->col_dim]};
@@ -385,5 +437,7 @@ sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
       (st = resolve_block(in, &g, pl, T, waves, t_from, diag)))
     return st;
   int cluster_given = g.wg_n && g.wg_n->tile != SGP_FULL && g.wg_n->tile != in->p->n;
-  return resolve_chunks(in, pl, t_from, cluster_given, diag);
+  if ((st = resolve_chunks(in, pl, t_from, cluster_given, diag)))
+    return st;
+  return resolve_pack(in, &g, pl, diag);
 }

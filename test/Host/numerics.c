@@ -21,7 +21,8 @@
  *                x86-64: no F16C, no SSE4.1), which this CPU must run
  *
  * Kernels: softmax, log_softmax, softmax_backward, log_softmax_backward x f32,
- * f16, bf16 x N (1, odd, short, tiled long rows, vector widths down to 1).
+ * f16, bf16 x N (1, 2 and 4: packed rows; odd, short, tiled long rows, vector widths
+ * down to 1).
  * Launches per kernel, the cases of test/gpu/suite.py:
  *   rows     M = 37, the row kinds of suite.py in turn: normal, large, equal,
  *            all -inf, one +inf, one NaN, half -inf, one finite, near max, tiny,
@@ -609,13 +610,18 @@ int main(int argc, char **argv) {
   }
   printf("# device: %s (%s, %s)\n", sgrt_device_name(rt), sgrt_device_arch(rt), sgrt_backend_name(rt));
   static const char *const tpls[] = {"softmax", "log_softmax", "softmax_backward", "log_softmax_backward"};
-  static const int64_t full[] = {1, 7, 64, 1000, 1027, 4096, 12345, 40000};
-  static const int64_t brief[] = {1, 7, 1000, 12345};
+  static const int64_t full[] = {1, 2, 4, 7, 64, 1000, 1027, 4096, 12345, 40000};
+  static const int64_t brief[] = {1, 2, 7, 1000, 12345};
   static const int64_t inner_ns[] = {1, 7, 1000, 5000}, inner_brief[] = {7, 1000};
   const int64_t *ns = inner ? (quick ? inner_brief : inner_ns) : quick ? brief : full;
   /* --range: kernels for a range of N (N at run time), in registers and tiled */
   static const int64_t range_lo[] = {1, 500, 3000, 30000}, range_hi[] = {16, 1027, 12345, 40000};
-  int nn = ranges ? 4 : inner && quick ? 2 : quick || inner ? 4 : 8, passed = 0, failed = 0;
+#define COUNT(a) (int)(sizeof(a) / sizeof *(a))
+  int nn = ranges  ? COUNT(range_lo)
+           : inner ? (quick ? COUNT(inner_brief) : COUNT(inner_ns))
+                   : (quick ? COUNT(brief) : COUNT(full)),
+      passed = 0, failed = 0;
+#undef COUNT
   for (int ti = 0; ti < 4; ti++)
     for (int dt = 0; dt < SG_DTYPE_COUNT; dt++)
       for (int i = 0; i < nn; i++) {

@@ -250,9 +250,11 @@ static void test_plan(void) {
   sg_plan_destroy(pl);
   pl = NULL;
   st = resolve(NULL, 1, SG_DTYPE_F16, NULL, NULL, &pl, &d);
-  check(st == SG_OK && pl && pl->threads_per_row == 1 && pl->vec == 1 && pl->vec_bytes == 2 &&
-            pl->chunks == 1 && pl->rows_per_block == 256 && pl->shuffle_steps == 0 && !pl->flat,
-        "plan: N=1: one thread per row, scalar accesses (not flat)");
+  check(st == SG_OK && pl && pl->threads_per_row == 1 && pl->pack == 8 && pl->vec == 8 &&
+            pl->vec_bytes == 16 && pl->chunks == 1 && pl->rows_per_block == 2048 &&
+            pl->shuffle_steps == 0 && !pl->flat && pl->nfew == 1 && pl->few[0]->pack == 1 &&
+            pl->few[0]->vec == 1 && pl->few[0]->rows_per_block == 256,
+        "plan: N=1: 8 rows a 16-byte vector (packed), one a 2-byte vector for few rows");
   sg_plan_destroy(pl);
   pl = NULL;
   st = resolve("WaveConstraint(M, 1)", 1000, SG_DTYPE_F32, NULL, NULL, &pl, &d);

@@ -43,15 +43,15 @@ mkdir -p "$tmp/bin"
 cp "$sg" "$tmp/bin/softgen"
 sg="$tmp/bin/softgen"
 
-ns_issue="1 2 3 31 32 33 100 127 128 129 192 1000 1023 1024 1025 4097 8192 16384 32768"
+ns_issue="1 2 3 4 31 32 33 100 127 128 129 192 1000 1023 1024 1025 4097 8192 16384 32768"
 ns_large="32769 40008 49152 65535 65536 65537 98304 131072 163608 196608 262144 524288 1048576 1048580"
 templates="log_softmax softmax_backward log_softmax_backward"
-ns_tpl="1 33 128 1000 1025 4097 8192 32768 40008 65536 131072 163608 262144"
+ns_tpl="1 2 33 128 1000 1025 4097 8192 32768 40008 65536 131072 163608 262144"
 ns_inner="1 7 33 1000 4097 8192 32768"
 
 # Constraint sets: the automatic plan, plus user-given ones that force other paths.
 # Several -C texts are separated by '|'.
-set_names="auto wave1 rows4 vec1 vec2 rowinwave b1024 w2r1 w16r1 t1 staged ahead inflight2 hold"
+set_names="auto wave1 rows4 vec1 vec2 rowinwave b1024 w2r1 w16r1 t1 staged ahead inflight2 hold pack2"
 declare -A sets=(
   [auto]=""                                             # softgen's own choice
   [wave1]="WaveConstraint(M, 1)"                        # at least a wave per row
@@ -67,6 +67,7 @@ declare -A sets=(
   [ahead]="PipelineConstraint(staging=1, rows_in_flight=2)"  # staged, the next row copied ahead
   [inflight2]="PipelineConstraint(rows_in_flight=2)"    # the next row block ahead (short rows: flat)
   [hold]="PipelineConstraint(staging=1, hold=1)"        # staged, pass one's exps held in registers
+  [pack2]="HardwareConstraint(vector_shapes={M: 2})|PipelineConstraint(rows_in_flight=2)"  # 2 rows a vector, prefetched (N <= 4)
 )
 # A few objects also as PTX (driver JIT): "dtype N set"; LARGEST = the largest f32 N.
 ptx_list="f32:1000:auto f16:1025:auto bf16:129:rows4 f16:33:t1 f32:LARGEST:auto"

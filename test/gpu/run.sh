@@ -455,6 +455,8 @@ san_objs=(
   "softmax_f16_n4097_auto.cubin@3000:peeled rows staged, 4 rows a block (M = 3000)"
   "softmax_f16_n4097_auto.cubin@300:its few-rows variant, the registers plan (M = 300)"
   "softmax_f16_n262144_ahead.cubin:staged over a cluster, the next row copied ahead (persistent grid)"
+  "softmax_f16_n2_auto.cubin@600001:packed rows, 4 a vector, past their few-rows variant; a partial last vector"
+  "softmax_f32_n1_pack2.cubin@301:packed rows given (2 a vector), prefetched (persistent grid); a partial last vector"
   "softmax_backward_f32_n262144_auto.cubin:two inputs staged over a non-portable cluster of 16, one block a multiprocessor"
   "log_softmax_f16_n8192_auto.cubin:template log_softmax"
   "softmax_backward_f32_n4097_auto.cubin:template softmax_backward (two inputs), masked tail"
