@@ -18,7 +18,7 @@ Cases per object (M is capped so that M*N <= 2^28 elements):
                        softmax(x+100) against softmax(x)
   M=4096 stream        mixed kinds, launched with stream= a non-default torch stream
   M=70000 current      (N <= 4096 only) mixed kinds, launched inside `with torch.cuda.stream`
-  M=1000003            (N <= 4 only) contiguous and strided: packed rows (several a vector)
+  M=1500003            (N <= 4 only) contiguous and strided: packed rows (several a vector)
                        past their few-rows variants, a partial last vector
   M=199 subnormal      (softmax, f32 and bf16, N >= 2) rows whose one output below 2^-126
                        must be the dtype's subnormal, not 0 (SUBNORMAL_LOGIT)
@@ -885,8 +885,8 @@ def run_object(e, gen, quick):
         if n <= 4096:
             plan.append(("mixed", min(70000, cap), "contig", "current"))
         if n <= 4:  # packed rows past their few-rows variants; a partial last vector
-            plan.append(("mixed", min(1000003, cap), "contig", "default"))
-            plan.append(("mixed", min(1000003, cap), "strided", "default"))
+            plan.append(("mixed", min(1500003, cap), "contig", "default"))
+            plan.append(("mixed", min(1500003, cap), "strided", "default"))
         plan.append((tcase, 6, None, None))
     if tpl == "softmax" and e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
         plan.append(("binding errors", 4, None, None))
