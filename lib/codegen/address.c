@@ -18,6 +18,9 @@
  * head chunk and the chunks that can leave the row or the tile check each
  * lane, and a partial chunk loads and stores element by element (the
  * "peeled rows" section below).
+ * Packed rows (plan->pack: several rows a vector, N dividing it) load and
+ * store a thread's pack rows as one vector where they are one aligned span
+ * below M, else element by element (the "packed rows" section below).
  * The inner layout (plan->layout): tensors are [outer, N, inner] with row
  * m = o * inner + i and element (m, n) at o * stride + n * nstride + i
  * (sgc_element_ptr); a thread owns a row (threads_per_row = vec = 1), so

@@ -186,9 +186,13 @@ unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned 
  * resolve_pack), so that a thread has 16 bytes in flight where it had 2 to
  * 8. Floor: the copy. Measured on an H100 before (the sweep at ffeb868): f16
  * N = 2 at 12.8M-402M rows 0.78-0.86 of the copy (4 bytes a thread, two
- * rows in flight), N = 4 0.94-0.98, f32 N = 2 0.94. Not where a constraint
- * fixes the shape or the staging, nor for templates with a causal op or an
- * input whose rows repeat (resolve_pack). PACK_ROWS 0 turns it off. */
+ * rows in flight), N = 4 0.94-0.98, f32 N = 2 0.94. Packed (session 23,
+ * tools/bench/RESULTS.md "Packed rows"), at 12.8M-138M rows: f16 N = 2
+ * 1.01-1.07, N = 4 1.01-1.04, f32 N = 1, 2 1.00-1.07, 16-bit N = 1 (with
+ * PACK_PREFETCH_ROWS) 0.96-1.05. Not measured on the host, which packs for
+ * the same reason (its widest access). Not where a constraint fixes the
+ * shape or the staging, nor for templates with a causal op or an input
+ * whose rows repeat (resolve_pack). PACK_ROWS 0 turns it off. */
 #define PACK_ROWS 1
 unsigned sgp_policy_pack(const sgp_input *in, const sg_plan *pl) {
   const sg_constraints *c = in->c;
