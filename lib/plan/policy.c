@@ -337,6 +337,8 @@ uint64_t sgp_split_share(uint64_t vectors, unsigned cluster) {
   return (vectors + cluster - 1) / cluster;
 }
 uint64_t sgp_row_vectors(const sg_plan *pl) {
+  if (pl->pack > 1) /* packed rows: a row is one vector's share */
+    return 1;
   return pl->peel ? ((uint64_t)pl->n + 2 * pl->vec - 2) / pl->vec : (uint64_t)pl->n / pl->vec;
 }
 

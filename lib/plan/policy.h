@@ -24,7 +24,7 @@ int sgp_split_ok(uint64_t vectors, unsigned cluster);
 uint64_t sgp_split_share(uint64_t vectors, unsigned cluster);
 
 /* The vector accesses that cover a row: N / vec, or for peeled rows enough
- * for any shift h < vec of the row's columns. */
+ * for any shift h < vec of the row's columns, or 1 for packed rows. */
 uint64_t sgp_row_vectors(const sg_plan *pl);
 
 /* Threads per wave on pl's target and arch. */

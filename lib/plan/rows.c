@@ -378,6 +378,9 @@ static sg_status resolve_pack(const sgp_input *in, const given *g, sg_plan *pl, 
   int64_t n = in->p->n, p = g->vm ? g->vm->tile : (int64_t)sgp_policy_pack(in, pl);
   unsigned vlimit = pl->target->max_vector_bytes ? pl->target->max_vector_bytes(pl->arch) : 16;
   pl->pack = 1;
+  if (g->vm && p < 1)
+    return REJECT_AT(g->vm->loc, "vector_shapes: %s: %lld rows a vector; a vector holds 1 row, "
+                     "or a power of two of rows (packed rows)", g->M, (long long)p);
   if (p <= 1)
     return SG_OK;
   const char *why = !sgp_is_pow2((uint64_t)p)  ? "is not a power of two"
