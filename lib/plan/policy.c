@@ -196,8 +196,8 @@ unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned 
 #define PACK_ROWS 1
 unsigned sgp_policy_pack(const sgp_input *in, const sg_plan *pl) {
   const sg_constraints *c = in->c;
-  int given =
-      c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->staging || c->split || c->online;
+  int given = c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->staging || c->split ||
+              c->online == 2; /* online pairs asked: packed rows reduce without them */
   unsigned vlimit = pl->target->max_vector_bytes ? pl->target->max_vector_bytes(pl->arch) : 16;
   if (!PACK_ROWS || given || pl->layout != SG_LAYOUT_ROWS || pl->vec != (uint64_t)in->p->n ||
       pl->vec_bytes >= vlimit)
