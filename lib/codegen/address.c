@@ -411,16 +411,24 @@ static LLVMTypeRef pack_int(sgc_ctx *cx, int ti) {
   return LLVMIntTypeInContext(cx->ctx, 8 * sgc_elem_bytes(cx, ti));
 }
 
+/* Branches on pack_fast(row): returns the join block and leaves the builder
+ * in *one (the one-access way); *each is the element-by-element way. */
+static LLVMBasicBlockRef pack_branch(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row,
+                                     LLVMBasicBlockRef *one, LLVMBasicBlockRef *each) {
+  LLVMValueRef fast = pack_fast(cx, a, ti, row);
+  *one = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.vector");
+  *each = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.elements");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.join");
+  LLVMBuildCondBr(cx->b, fast, *one, *each);
+  LLVMPositionBuilderAtEnd(cx->b, *one);
+  return join;
+}
+
 LLVMValueRef sgc_pack_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
   LLVMTypeRef it = pack_int(cx, ti), vt = LLVMVectorType(it, pl->vec);
-  LLVMValueRef fast = pack_fast(cx, a, ti, row);
-  LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.vector");
-  LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.elements");
-  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.loaded");
-  LLVMBuildCondBr(b, fast, one, each);
-  LLVMPositionBuilderAtEnd(b, one);
+  LLVMBasicBlockRef one, each, join = pack_branch(cx, a, ti, row, &one, &each);
   LLVMValueRef v =
       LLVMBuildLoad2(b, vt, sgc_element_ptr(cx, a, ti, row, LLVMConstInt(cx->i64, 0, 0)), "x");
   LLVMSetAlignment(v, pl->vec * sgc_elem_bytes(cx, ti));
@@ -452,12 +460,7 @@ void sgc_pack_store(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef x) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
   x = LLVMBuildBitCast(b, x, LLVMVectorType(pack_int(cx, ti), pl->vec), "");
-  LLVMValueRef fast = pack_fast(cx, a, ti, a->row);
-  LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.store.vector");
-  LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.store.elements");
-  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "pack.stored");
-  LLVMBuildCondBr(b, fast, one, each);
-  LLVMPositionBuilderAtEnd(b, one);
+  LLVMBasicBlockRef one, each, join = pack_branch(cx, a, ti, a->row, &one, &each);
   LLVMValueRef s =
       LLVMBuildStore(b, x, sgc_element_ptr(cx, a, ti, a->row, LLVMConstInt(cx->i64, 0, 0)));
   LLVMSetAlignment(s, pl->vec * sgc_elem_bytes(cx, ti));

@@ -55,10 +55,10 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   sgc_addr_init(cx, &w->a);
   cx->tid = cx->hooks->thread_id(cx);
   unsigned tshift = (unsigned)__builtin_ctz(pl->threads_per_row);
-  cx->row_in_block = LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
-  if (pl->pack > 1) /* packed rows: a thread's first row (threads_per_row is 1) */
-    cx->row_in_block =
-        LLVMBuildShl(b, cx->tid, LLVMConstInt(cx->i32, __builtin_ctz(pl->pack), 0), "row.in.block");
+  unsigned pshift = (unsigned)__builtin_ctz(pl->pack);
+  cx->row_in_block = /* packed rows: a thread's first row (threads_per_row is 1) */
+      pl->pack > 1 ? LLVMBuildShl(b, cx->tid, LLVMConstInt(cx->i32, pshift, 0), "row.in.block")
+                   : LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
   cx->lane_in_row =
       LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
   if (rows->entry)

@@ -79,11 +79,11 @@ struct sg_plan {
                                (n - (cluster - 1) tile_n, masked past it) */
   unsigned vec;             /* elements per vector access (vector_shapes N) */
   unsigned vec_bytes;
-  unsigned pack;            /* rows a vector (1: none): rows shorter than a vector (N
-                               dividing it) packed `pack` consecutive rows a thread's
-                               vector (vec = pack x N), reduced segment by segment within
-                               it; one 16-byte access where the rows are one span
-                               (codegen/address.c, sgc_pack_load) */
+  unsigned pack;            /* rows a vector (1: none; set in every plan): rows shorter
+                               than a vector (N dividing it) packed `pack` consecutive
+                               rows a thread's vector (vec = pack x N), reduced segment by
+                               segment within it; one 16-byte access where the rows are
+                               one span (codegen/address.c, sgc_pack_load) */
   unsigned chunks;          /* vector accesses per thread per row (per tile when row_tiles > 1) */
   unsigned row_tiles;       /* 1: the row is held in registers; > 1: processed in tiles of
                                chunks vectors per thread, re-read once per pass (long rows) */
@@ -166,7 +166,7 @@ static inline unsigned sgp_grid_row_bytes(const sg_plan *pl) {
  * aligns itself), or a row's for packed rows (a span not 16-byte aligned is
  * read element by element). */
 static inline unsigned sgp_row_align(const sg_plan *pl) {
-  return pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes / (pl->pack ? pl->pack : 1);
+  return pl->peel ? pl->vec_bytes / pl->vec : pl->vec_bytes / pl->pack;
 }
 
 /* The kernel takes N at run time (a range of N, sg_problem.n_min). */

@@ -18,6 +18,10 @@ unsigned sgp_policy_wave(const sg_plan *pl) {
   return tg->wave_ok(pl->arch, 32) ? 32 : tg->wave_ok(pl->arch, 64) ? 64 : 1;
 }
 
+unsigned sgp_vector_limit(const sg_plan *pl) {
+  return pl->target->max_vector_bytes ? pl->target->max_vector_bytes(pl->arch) : 16;
+}
+
 /* The widest access (16 bytes on the GPUs: one ld.global.v4) that divides N. */
 unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
   unsigned vec = vlimit / esize;
@@ -198,7 +202,7 @@ unsigned sgp_policy_pack(const sgp_input *in, const sg_plan *pl) {
   const sg_constraints *c = in->c;
   int given = c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->staging || c->split ||
               c->online == 2; /* online pairs asked: packed rows reduce without them */
-  unsigned vlimit = pl->target->max_vector_bytes ? pl->target->max_vector_bytes(pl->arch) : 16;
+  unsigned vlimit = sgp_vector_limit(pl);
   if (!PACK_ROWS || given || pl->layout != SG_LAYOUT_ROWS || pl->vec != (uint64_t)in->p->n ||
       pl->vec_bytes >= vlimit)
     return 1;

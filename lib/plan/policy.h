@@ -30,6 +30,10 @@ uint64_t sgp_row_vectors(const sg_plan *pl);
 /* Threads per wave on pl's target and arch. */
 unsigned sgp_policy_wave(const sg_plan *pl);
 
+/* The widest vector access of pl's target and arch, in bytes (16 unless the
+ * target says). */
+unsigned sgp_vector_limit(const sg_plan *pl);
+
 /* Elements per vector access: the widest vector of at most vlimit bytes of
  * esize-byte elements that divides n. */
 unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n);

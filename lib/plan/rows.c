@@ -37,10 +37,9 @@ typedef struct given {
 /* Vector width along N: vector_shapes(N) or the policy's. */
 static sg_status resolve_vector(const sgp_input *in, const given *g, sg_plan *pl,
                                 sg_diag *diag) {
-  const sgh_target *tg = pl->target;
   int64_t n = in->p->n;
   unsigned esize = in->widest_elem;
-  unsigned vlimit = tg->max_vector_bytes ? tg->max_vector_bytes(pl->arch) : 16;
+  unsigned vlimit = sgp_vector_limit(pl);
   if (g->vm && g->vm->tile == SGP_FULL)
     return REJECT_AT(g->vm->loc,
                      "vector_shapes: %s: %s is the run-time row count; a vector "
@@ -376,7 +375,7 @@ static sg_status resolve_chunks(const sgp_input *in, sg_plan *pl, const char *t_
  * staging, no tiles, no peeling), whose p rows fit one vector access. */
 static sg_status resolve_pack(const sgp_input *in, const given *g, sg_plan *pl, sg_diag *diag) {
   int64_t n = in->p->n, p = g->vm ? g->vm->tile : (int64_t)sgp_policy_pack(in, pl);
-  unsigned vlimit = pl->target->max_vector_bytes ? pl->target->max_vector_bytes(pl->arch) : 16;
+  unsigned vlimit = sgp_vector_limit(pl);
   pl->pack = 1;
   if (g->vm && p < 1)
     return REJECT_AT(g->vm->loc, "vector_shapes: %s: %lld rows a vector; a vector holds 1 row, "
