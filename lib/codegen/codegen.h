@@ -27,7 +27,9 @@ typedef struct sgc_ctx {
   LLVMTypeRef i1, i32, i64, f32, gptr;
   LLVMValueRef smem;        /* reduction buffers (NULL when no block-level reduction) */
   LLVMValueRef tid;         /* thread index in the block (i32) */
-  LLVMValueRef row_in_block, lane_in_row; /* i32 */
+  LLVMValueRef row_in_block, lane_in_row; /* i32 (row_in_block: the thread's current row,
+                                             sgc_thread_row) */
+  LLVMValueRef first_row_in_block;        /* i32: the thread's first row in its block */
   LLVMValueRef cluster_rank; /* i32, when plan->cluster > 1 */
   LLVMValueRef iteration;   /* i32: trips of the row loop so far (0 on the first) */
   LLVMValueRef parity;      /* i32: iteration & 1, selects the reduction buffers */

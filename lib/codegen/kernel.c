@@ -40,6 +40,19 @@ static const sgc_rows *row_strategy(const sg_plan *pl) {
   return &sgc_rows_registers;
 }
 
+void sgc_thread_row(sgc_walk *w, unsigned j) {
+  sgc_ctx *cx = w->cx;
+  const sg_plan *pl = cx->plan;
+  LLVMBuilderRef b = cx->b;
+  unsigned apart = pl->block_threads / pl->threads_per_row; /* a block's threads' rows */
+  cx->row_in_block = j ? LLVMBuildAdd(b, cx->first_row_in_block,
+                                      LLVMConstInt(cx->i32, (uint64_t)j * apart, 0), "row.in.block")
+                       : cx->first_row_in_block;
+  LLVMValueRef m1 = LLVMBuildSub(b, w->a.rows, LLVMConstInt(cx->i64, 1, 0), "");
+  LLVMValueRef in = LLVMBuildZExt(b, cx->row_in_block, cx->i64, "");
+  sgc_addr_set_row(cx, &w->a, sgc_block_row(cx, &w->a, cx->row_block, in), m1);
+}
+
 /* The loop over row blocks, from the entry block on. */
 static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   sgc_ctx *cx = w->cx;
@@ -59,6 +72,7 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   cx->row_in_block = /* packed rows: a thread's first row (threads_per_row is 1) */
       pl->pack > 1 ? LLVMBuildShl(b, cx->tid, LLVMConstInt(cx->i32, pshift, 0), "row.in.block")
                    : LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
+  cx->first_row_in_block = cx->row_in_block;
   cx->lane_in_row =
       LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");
   if (rows->entry)
@@ -141,15 +155,21 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
     rows->begin(w, next_row, next_row ? more : NULL);
 
   cx->next_slot = 0;
-  memset(w->done, 0, sizeof w->done);
-  w->seg = 0;
-  for (int i = 0; i < t->nops; i++) {
-    w->vals[i] = (sgc_val){.chunks = store + (size_t)i * pl->chunks,
-                           .seg = segs + (size_t)i * pl->chunks};
-    for (unsigned c = 0; c < pl->chunks; c++)
-      w->vals[i].seg[c] = -1;
+  for (unsigned j = 0; j < pl->thread_rows; j++) { /* a thread's rows (flat rows: several) */
+    if (j)
+      sgc_thread_row(w, j);
+    memset(w->done, 0, sizeof w->done);
+    w->seg = 0;
+    for (int i = 0; i < t->nops; i++) {
+      w->vals[i] =
+          (sgc_val){.chunks = store + (size_t)i * pl->chunks, .seg = segs + (size_t)i * pl->chunks};
+      for (unsigned c = 0; c < pl->chunks; c++)
+        w->vals[i].seg[c] = -1;
+    }
+    rows->walk(w);
   }
-  rows->walk(w);
+  if (pl->thread_rows > 1)
+    sgc_thread_row(w, 0);
   if (rows->finish)
     rows->finish(w);
   LLVMValueRef next_iteration = LLVMBuildAdd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "");

@@ -189,6 +189,11 @@ struct sgc_rows {
   void (*finish)(sgc_walk *w);
 };
 
+/* Makes row j (< plan->thread_rows) of this thread's rows in the row block
+ * of this trip its current one: cx->row_in_block and w->a's row, its
+ * validity and its clamp (codegen/kernel.c). */
+void sgc_thread_row(sgc_walk *w, unsigned j);
+
 /* The strategies (plan->flat: flat; plan->stage: staged; plan->row_tiles > 1:
  * tiled; else registers). */
 extern const sgc_rows sgc_rows_registers, sgc_rows_staged, sgc_rows_tiled, sgc_rows_flat;

@@ -155,21 +155,30 @@ static void span_set(sgc_walk *w, span *sp, LLVMValueRef row0) {
 }
 
 /* Per-thread path for tensor ti (rows not one span): this thread's chunks of
- * its row into the image (pad 0), masked ones skipped. */
+ * its rows into the image (pad 0), masked ones skipped. */
 static void own_copy(sgc_walk *w, int ti) {
   sgc_ctx *cx = w->cx;
   const sg_plan *pl = cx->plan;
   unsigned bytes = pl->vec * sgc_elem_bytes(cx, ti);
   LLVMTypeRef vt = LLVMVectorType(sgc_elem_type(cx, ti), pl->vec);
-  for (unsigned c = 0; c < w->a.nchunks; c++) {
-    LLVMBasicBlockRef j = w->a.col_valid[c] ? sgc_open_if(cx, w->a.col_valid[c], "own.copy") : NULL;
-    LLVMValueRef v = LLVMBuildLoad2(
-        cx->b, vt, sgc_element_ptr(cx, &w->a, ti, w->a.row_clamped, w->a.col[c]), "own");
-    LLVMSetAlignment(v, bytes);
-    LLVMSetAlignment(LLVMBuildStore(cx->b, v, chunk_at(w, ti, c)), bytes);
-    if (j)
-      sgc_close_if(cx, j);
+  sgc_addr here = w->a; /* the thread's first row, as set where this branch started */
+  LLVMValueRef here_in = cx->row_in_block;
+  for (unsigned r = 0; r < pl->thread_rows; r++) {
+    if (pl->thread_rows > 1)
+      sgc_thread_row(w, r);
+    for (unsigned c = 0; c < w->a.nchunks; c++) {
+      LLVMBasicBlockRef j =
+          w->a.col_valid[c] ? sgc_open_if(cx, w->a.col_valid[c], "own.copy") : NULL;
+      LLVMValueRef v = LLVMBuildLoad2(
+          cx->b, vt, sgc_element_ptr(cx, &w->a, ti, w->a.row_clamped, w->a.col[c]), "own");
+      LLVMSetAlignment(v, bytes);
+      LLVMSetAlignment(LLVMBuildStore(cx->b, v, chunk_at(w, ti, c)), bytes);
+      if (j)
+        sgc_close_if(cx, j);
+    }
   }
+  w->a = here;
+  cx->row_in_block = here_in;
 }
 
 /* The read tensors of row block sp into read set `set` (i1): each whose rows are
@@ -258,8 +267,9 @@ static void begin(sgc_walk *w, LLVMValueRef next, LLVMValueRef more) {
   LLVMBuilderRef b = cx->b;
   (void)next; /* the next row block's first row is computed here, unclamped */
   cx->hooks->barrier(cx);
-  span_set(w, &s->cur, LLVMBuildSub(b, w->a.row, LLVMBuildZExt(b, cx->row_in_block, cx->i64, ""),
-                                    "row0"));
+  span_set(
+      w, &s->cur,
+      LLVMBuildSub(b, w->a.row, LLVMBuildZExt(b, cx->first_row_in_block, cx->i64, ""), "row0"));
   if (!cx->plan->prefetch) {
     s->set = LLVMConstInt(cx->i1, 0, 0);
     spans_in(w, &s->cur, s->set, 1);

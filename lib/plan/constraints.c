@@ -122,11 +122,11 @@ static sg_status parse_value(cparser *ps, value *v) {
 typedef enum { K_HW, K_WORKGROUP, K_WAVE, K_PIPELINE, K_COUNT } ckind;
 static const char *const kind_names[K_COUNT] = {"HardwareConstraint", "WorkgroupConstraint",
                                                 "WaveConstraint", "PipelineConstraint"};
-static const char *const params[K_COUNT][4] = {
-    {"threads_per_wave", "waves_per_block", "vector_shapes", NULL},
-    {"dim", "tile", "grid_axis", NULL},
-    {"dim", "tile", NULL, NULL},
-    {"rows_in_flight", "online", "staging", "hold"}};
+static const char *const params[K_COUNT][5] = {
+    {"threads_per_wave", "waves_per_block", "vector_shapes", NULL, NULL},
+    {"dim", "tile", "grid_axis", NULL, NULL},
+    {"dim", "tile", NULL, NULL, NULL},
+    {"rows_in_flight", "online", "staging", "hold", "thread_rows"}};
 
 static void set_loc(sgp_loc *loc, const char *file, int line, int col) {
   snprintf(loc->file, sizeof loc->file, "%s", file);
@@ -141,6 +141,16 @@ static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constr
 #define WANT(kd, what)                                                                   \
   if (v->kind != kd)                                                                     \
     return ERR_AT(ps, v->line, v->col, "%s: %s must be %s", kind_names[k], pname, what);
+  if (k == K_PIPELINE && slot == 4) {
+    WANT(V_INT, "an integer");
+    if (v->i < 1 || v->i > SGP_MAX_THREAD_ROWS)
+      return ERR_AT(ps, v->line, v->col,
+                    "PipelineConstraint: thread_rows must be 1 to %d (rows "
+                    "a thread computes in each row block of flat rows)",
+                    SGP_MAX_THREAD_ROWS);
+    c->thread_rows = (unsigned)v->i;
+    return SG_OK;
+  }
   if (k == K_PIPELINE && slot >= 1) { /* the switches: 0 or 1, stored as 1 or 2 */
     static const char *const meaning[4][2] = {
         {NULL, NULL},
@@ -241,13 +251,14 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   sgp_tile tile;
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
-  int nslots = k == K_WAVE ? 2 : k == K_PIPELINE ? 4 : 3, seen[4] = {0, 0, 0, 0}, pos = 0;
+  int nslots = k == K_WAVE ? 2 : k == K_PIPELINE ? 5 : 3, seen[5] = {0, 0, 0, 0, 0}, pos = 0;
   value tile_name; /* a tile written as a name, e.g. tile=N before dim=N */
   tile_name.kind = V_INT;
   if (k == K_HW && c->has_hw)
     return ERR_AT(ps, line, col, "HardwareConstraint given twice (first at %s:%d:%d)",
                   c->hw_loc.file, c->hw_loc.line, c->hw_loc.col);
-  if (k == K_PIPELINE && (c->rows_in_flight || c->online || c->staging || c->hold))
+  if (k == K_PIPELINE &&
+      (c->rows_in_flight || c->online || c->staging || c->hold || c->thread_rows))
     return ERR_AT(ps, line, col, "PipelineConstraint given twice (first at %s:%d:%d)",
                   c->pipeline_loc.file, c->pipeline_loc.line, c->pipeline_loc.col);
   while (!sgl_is_punct(&ps->lx, ')')) {
@@ -293,9 +304,10 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     return SG_OK;
   }
   if (k == K_PIPELINE) {
-    if (!seen[0] && !seen[1] && !seen[2] && !seen[3])
-      return ERR_AT(ps, line, col, "PipelineConstraint needs rows_in_flight, online, staging "
-                    "or hold");
+    if (!seen[0] && !seen[1] && !seen[2] && !seen[3] && !seen[4])
+      return ERR_AT(ps, line, col,
+                    "PipelineConstraint needs rows_in_flight, online, staging, "
+                    "hold or thread_rows");
     set_loc(&c->pipeline_loc, ps->file, line, col);
     return SG_OK;
   }

@@ -19,6 +19,7 @@ typedef struct sgp_loc {
 
 #define SGP_FULL (-1) /* a tile written as the dim's own name: the whole extent */
 #define SGP_MAX_DIMS 4
+#define SGP_MAX_THREAD_ROWS 8 /* PipelineConstraint(thread_rows) at most */
 #define SGP_MAX_FEW 4 /* few-rows variants a plan carries (SG_META_MAX_VARIANTS) */
 #define SGP_MAX_GRID_SPLIT 1024 /* blocks a grid split shares a row over (softgen/meta.h) */
 
@@ -45,6 +46,8 @@ struct sg_constraints {
   int staging;             /* PipelineConstraint: 0 not given, 1 registers, 2 shared memory */
   int hold;                /* PipelineConstraint: 0 not given, 1 off, 2 on; 3 on where a
                               few-rows variant can (plan/resolve.c) */
+  unsigned thread_rows;    /* PipelineConstraint: 0 not given, else rows a thread of flat rows
+                              computes in each row block (1 to SGP_MAX_THREAD_ROWS) */
   sgp_loc pipeline_loc;
   /* Not a constraint of the text: the few-rows variant's workgroups per row
    * (plan/resolve.c), a split that need not be even (0: none), over a
@@ -112,6 +115,9 @@ struct sg_plan {
                                rows (one contiguous span when the strides are N) copied
                                to shared memory and written back in 16-byte pieces
                                (codegen/rows_flat.c); stage_bytes holds the images */
+  unsigned thread_rows;     /* flat rows: rows a thread computes in each row block (1 in
+                               every other plan), rows tid / T + j x block_threads / T of
+                               the block for j < thread_rows; rows_per_block counts them */
   unsigned stage_pitch;     /* elements a staged row occupies: chunks x threads_per_row x vec */
   unsigned stage_bytes;     /* dynamic shared memory of the staged rows (0 when not staged) */
   unsigned blocks_per_sm;   /* staged: blocks the shared memory lets a multiprocessor hold,
@@ -121,7 +127,7 @@ struct sg_plan {
   uint64_t head_order_bytes; /* an input whose rows repeat, larger than this: row blocks
                                 taken head by head (codegen's sgc_block_row) */
   struct {
-    int wave, waves, rows, vec, cluster, prefetch, online, stage, pack;
+    int wave, waves, rows, vec, cluster, prefetch, online, stage, pack, thread_rows;
   } chosen;                 /* 1 where auto-configuration chose the value */
   sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
                                per row (threads_per_row = vec = 1), strided along N */

@@ -170,16 +170,55 @@ unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl) {
   return (unsigned)t;
 }
 unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
-  unsigned threads = pl->elems_per_thread > FLAT_UNCAPPED_ELEMS ? FLAT_WIDE_THREADS_PER_SM
-                     : pl->elems_per_thread <= FLAT_TINY_ELEMS && in->read_bytes == 2
-                         ? FLAT_TINY_THREADS_PER_SM
-                         : 0;
+  unsigned threads =
+      pl->elems_per_thread > FLAT_UNCAPPED_ELEMS ? FLAT_WIDE_THREADS_PER_SM
+      : pl->elems_per_thread <= FLAT_TINY_ELEMS && in->read_bytes == 2 && pl->thread_rows == 1
+          ? FLAT_TINY_THREADS_PER_SM
+          : 0;
   unsigned per_sm = threads / pl->block_threads;
   return pl->flat && per_sm > 1 ? per_sm : 0;
 }
+/* Rows a thread of flat rows computes in each row block (plan->thread_rows):
+ * a flat kernel at large M is bound by its instructions, not by the memory
+ * (ncu on an H200, f16 N = 5 and 7 at 16.7M-20M rows: issue slots 82 % busy,
+ * 316 instructions a warp a row block of 32 rows of 7, some 220 of them the
+ * row block's own: its spans, copies, barriers and loop), so that a thread's
+ * rows share them. Rows of one read: FLAT_THREAD_ROWS rows a thread where it
+ * holds at most FLAT_THREAD_ROWS_ELEMS 16-bit elements of each (those plans
+ * copy the next row block ahead: sgp_policy_prefetch), FLAT_FEW_THREAD_ROWS
+ * for f32 rows and for 16-bit threads of more than FLAT_UNCAPPED_ELEMS
+ * elements (registers capped: sgp_policy_flat_blocks_per_sm), one between.
+ * Rows of two reads or more keep one (not measured). Measured on an H200
+ * (softgen-bench, session 24, tools/bench/RESULTS.md "Flat rows: several rows
+ * a thread"), against one row a thread: f16 16.7M x 5 0.47 -> 0.82 of the
+ * copy, 64.7M x 7 0.58 -> 0.87, 3.5M x 7 0.66 -> 0.92, 16.7M x 13 0.79 ->
+ * 0.88, 16.7M x 25 0.71 -> 0.90; two rows: 4.9M x 46 0.75 -> 0.93, 16.7M x
+ * 23 0.74 -> 0.86, 208637 x 174 0.76 -> 0.91, but 158676 x 23 0.96 -> 0.85
+ * and f16 N = 82 (124895 rows 0.96 -> 0.85, 4M rows bf16 0.84 -> 0.79); f32
+ * 16.7M x 5 0.80 -> 0.98, 21.0M x 17 0.83 -> 0.96. Four rows of 17-21
+ * elements lost where their blocks' images left 1-2 blocks a multiprocessor
+ * or the launch 1-2 waves (f16 2M x 19 0.86 -> 0.71, 189635 x 17 1.03 ->
+ * 0.83, 21684 x 159 1.0 -> 0.55-0.67), hence one there. Fewer row blocks lose
+ * too (f16 22087 x 19 0.77 -> 0.48 at four), so a plan of several rows a
+ * thread carries the plan of one as a few-rows variant while its blocks stay
+ * resident (sgp_policy_few_rows). */
+#define FLAT_THREAD_ROWS 4
+#define FLAT_THREAD_ROWS_ELEMS 16
+#define FLAT_FEW_THREAD_ROWS 2
+unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
+                                     unsigned threads_per_row) {
+  uint64_t per_pass = (uint64_t)threads_per_row * pl->vec;
+  uint64_t elems = ((uint64_t)in->p->n + per_pass - 1) / per_pass * pl->vec;
+  if (in->read_bytes != in->widest_read || pl->wave == 1) /* two reads; the host's */
+    return 1;
+  if (in->read_bytes != 2 || elems > FLAT_UNCAPPED_ELEMS)
+    return FLAT_FEW_THREAD_ROWS;
+  return elems <= FLAT_THREAD_ROWS_ELEMS ? FLAT_THREAD_ROWS : 1;
+}
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {
   unsigned b = MIN_BLOCK_THREADS_FLAT, most = pl->target->max_block_threads;
-  while (b < most && (uint64_t)b / threads_per_row * in->p->n * in->read_bytes < FLAT_BLOCK_BYTES)
+  while (b < most && (uint64_t)b / threads_per_row * pl->thread_rows * in->p->n * in->read_bytes <
+                         FLAT_BLOCK_BYTES)
     b *= 2;
   return b < threads_per_row ? threads_per_row : b;
 }
@@ -546,6 +585,9 @@ int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
   if (pl->threads_per_row == 1 && pl->chunks == 1 && !pl->flat &&
       (uint64_t)pl->n * in->read_bytes <= TINY_ROW_BYTES)
     return 1;
+  if (pl->flat && pl->thread_rows >= FLAT_THREAD_ROWS) /* measured with it: "Flat rows: several
+                                                           rows a thread" */
+    return in->read_bytes == 2 && in->widest_read == 2;
   if (pl->flat)
     return in->read_bytes == 2 && in->widest_read == 2 &&
            flat_images(in->t, pl, 1) <= FLAT_PREFETCH_BYTES;
@@ -730,6 +772,7 @@ unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl) {
 #define FEW_ROWS_BIG_ACCESSES 2
 #define FEW_ROWS_BIG_BLOCKS 64
 #define FLAT_FEW_BLOCKS 128
+#define FLAT_ONE_ROW_BLOCKS 4096
 /* Packed rows (sgp_policy_pack) take the plan one row a vector for M up to
  * PACK_FEW_BLOCKS of their row blocks (the spread before it, where it
  * applies). Measured on an H100 (session 23, "Packed rows"): packed rows
@@ -910,10 +953,15 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
   uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
     unsigned n = few_rows_spread(in, pl, out);
-    unsigned most = FLAT_FEW_BLOCKS * pl->rows_per_block;
+    sg_plan one_row = *pl; /* its blocks one row a thread, as before thread_rows */
+    one_row.thread_rows = 1;
+    unsigned one = sgp_policy_flat_block(in, &one_row, pl->threads_per_row) / pl->threads_per_row;
+    unsigned most = FLAT_FEW_BLOCKS * one;
     if (n && out[0].max_rows >= most) /* the spread for the fewer rows, the plain plan after */
       out[0].max_rows = most / 2;
     out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
+    if (pl->thread_rows > 1 && pl->chosen.thread_rows) /* then a row a thread, one wave */
+      out[n++] = (sgp_few){.one_row = 1, .cluster = 1, .max_rows = FLAT_ONE_ROW_BLOCKS * one};
     return n;
   }
   if (pl->pack > 1) { /* packed rows: the spread, then the plan one row a vector */

@@ -46,8 +46,11 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
 /* Short rows read and written as contiguous row blocks (plan->flat)? Not
  * where a constraint fixes the shape or the staging. pl: vec and peel set. */
 int sgp_policy_flat(const sgp_input *in, const sg_plan *pl);
-/* A flat plan's threads per row and its block's threads. */
+/* A flat plan's threads per row, rows a thread (plan->thread_rows) and its
+ * block's threads (pl->thread_rows set). */
 unsigned sgp_policy_flat_threads(const sgp_input *in, const sg_plan *pl);
+unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
+                                     unsigned threads_per_row);
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row);
 /* Blocks a multiprocessor asked of the register allocator for a flat plan
  * whose threads hold more than the usual share of a row, or very little of
@@ -130,6 +133,8 @@ typedef struct sgp_few {
                         (the rest unused) */
   int grid;          /* the row's workgroups are blocks of the grid, not a cluster
                         (plan->grid_split) */
+  int one_row;       /* the flat plan with one row a thread (plan->thread_rows 1), not
+                        prefetching (the rest unused) */
 } sgp_few;
 
 /* The few-rows variants pl (resolved) should get (plan/plan.h: few), in

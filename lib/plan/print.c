@@ -74,9 +74,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
                      : "each pass re-reads them",
             a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
   else if (pl->flat)
-    fprintf(f, "  staging           flat: %u rows a block (one span where the strides are N) "
-            "copied to shared memory and written back in 16-byte pieces, %u bytes  (auto)\n",
-            pl->rows_per_block, pl->stage_bytes);
+    fprintf(f,
+            "  staging           flat: %u rows a block (one span where the strides are N) "
+            "copied to shared memory and written back in 16-byte pieces, %u bytes; %u row%s a "
+            "thread%s\n",
+            pl->rows_per_block, pl->stage_bytes, pl->thread_rows, pl->thread_rows == 1 ? "" : "s",
+            a[pl->chosen.thread_rows]);
   else
     fprintf(f, "  staging           registers (each thread holds its values across the "
             "passes)%s\n", a[pl->chosen.stage]);
@@ -134,7 +137,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             "(over half a multiprocessor's): one block a multiprocessor\n", pl->alone_smem);
   for (unsigned i = 0; i < pl->nfew; i++) {
     const sg_plan *v = pl->few[i];
-    if (v->cluster == 1) /* not flat, or rows spread over more blocks (sgp_policy_few_rows) */
+    if (v->flat) /* the flat plan one row a thread (sgp_policy_few_rows) */
+      fprintf(f,
+              "  few_rows          %s: flat, %u rows a block of %u threads, a row a thread, "
+              "for M up to %u%s\n",
+              v->kernel_name, v->rows_per_block, v->block_threads, v->max_rows, a[1]);
+    else if (v->cluster == 1) /* not flat, or rows spread over more blocks (sgp_policy_few_rows) */
       fprintf(f, "  few_rows          %s: %s%u row%s a block of %u threads, %u vector%s a thread, "
               "for M up to %u%s\n", v->kernel_name, pl->flat ? "not flat, " : "",
               v->rows_per_block, v->rows_per_block == 1 ? "" : "s", v->block_threads, v->chunks,

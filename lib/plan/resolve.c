@@ -172,6 +172,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
     return sg_diag_set(diag, SG_ERR_NO_MEMORY, "out of memory");
   pl->target = tg;
   pl->pack = 1;
+  pl->thread_rows = 1;
   snprintf(pl->arch, sizeof pl->arch, "%s", arch);
   pl->dtype = p->dtype;
   pl->out_dtype = p->out_dtype_set ? p->out_dtype : p->dtype;
@@ -331,7 +332,10 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
 static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sgp_few *f) {
   sg_constraints c = *in->c;
   c.rows_in_flight = 1;
-  if (f->plain) {
+  c.thread_rows = f->one_row; /* the variants are not flat, but one */
+  if (f->one_row) {
+    /* the plan's own constraints: flat again, one row a thread */
+  } else if (f->plain) {
     c.staging = 1; /* rows in registers: not flat */
   } else {
     c.split = f->cluster;
@@ -340,7 +344,7 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
     if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
       c.waves_per_block[0] = f->threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
   }
-  if (!c.staging) /* the policy's choice; a given one is honoured */
+  if (!c.staging && !f->one_row) /* the policy's choice; a given one is honoured */
     c.staging = f->staged ? 2 : 1;
   if (c.hold == 2) /* PipelineConstraint(hold=1): held where the variant can hold */
     c.hold = 3;
@@ -350,8 +354,9 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   if (resolve_plan(in->t, &c, in->p, &v, &vin, &ignored))
     return NULL;
   if (sgp_row_align(v) > sgp_row_align(pl) || v->cluster != f->cluster ||
-      v->grid_split != f->grid || (v->rows_per_block != (f->rows ? f->rows : 1) && !f->plain) ||
-      v->prefetch) {
+      v->grid_split != f->grid ||
+      (v->rows_per_block != (f->rows ? f->rows : 1) && !f->plain && !f->one_row) || v->prefetch ||
+      v->flat != f->one_row) {
     free(v);
     return NULL;
   }

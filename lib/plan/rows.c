@@ -308,7 +308,7 @@ static sg_status resolve_block(const sgp_input *in, const given *g, sg_plan *pl,
   if (rows && rows * T != pl->block_threads)
     return REJECT_AT(g->wg_m->loc, "WorkgroupConstraint(%s, %u): %u rows of %u threads do not "
                      "fill the block's %u threads", g->M, rows, rows, T, pl->block_threads);
-  pl->rows_per_block = pl->block_threads / T;
+  pl->rows_per_block = pl->block_threads / T * pl->thread_rows;
   pl->threads_per_row = T;
   pl->rows_per_wave = T < pl->wave ? pl->wave / T : 1;
   pl->waves_per_row = T > pl->wave ? T / pl->wave : 1;
@@ -420,6 +420,25 @@ static sg_status resolve_pack(const sgp_input *in, const given *g, sg_plan *pl, 
   return SG_OK;
 }
 
+/* Rows a thread of flat rows computes in each row block: PipelineConstraint(
+ * thread_rows) or the policy's (sgp_policy_flat_thread_rows); 1 elsewhere. */
+static sg_status resolve_thread_rows(const sgp_input *in, sg_plan *pl, unsigned T, sg_diag *diag) {
+  const sg_constraints *c = in->c;
+  pl->thread_rows = 1;
+  if (c->thread_rows > 1 && !pl->flat)
+    return REJECT_AT(c->pipeline_loc,
+                     "PipelineConstraint(thread_rows=%u): several rows a "
+                     "thread are for flat rows (rows of at most 512 bytes whose widest vector "
+                     "is 2 or 4 bytes, nothing given that fixes the shape or the staging); "
+                     "N = %lld is not flat here",
+                     c->thread_rows, (long long)in->p->n);
+  if (!pl->flat)
+    return SG_OK;
+  pl->thread_rows = c->thread_rows ? c->thread_rows : sgp_policy_flat_thread_rows(in, pl, T);
+  pl->chosen.thread_rows = !c->thread_rows;
+  return SG_OK;
+}
+
 sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
   const sg_constraints *c = in->c;
   given g = {.M = in->t->dims[in->row_dim], .N = in->t->dims[in->col_dim]};
@@ -436,6 +455,7 @@ sg_status sgp_resolve_rows(const sgp_input *in, sg_plan *pl, sg_diag *diag) {
       (st = sgp_check_rows_tile(g.wg_m, g.M, diag)) || (st = resolve_staging(in, pl, diag)) ||
       (st = resolve_cluster(in, &g, pl, sgp_row_vectors(pl), diag)) ||
       (st = resolve_threads(in, &g, pl, &T, &waves, &t_from, diag)) ||
+      (st = resolve_thread_rows(in, pl, T, diag)) ||
       (st = resolve_block(in, &g, pl, T, waves, t_from, diag)))
     return st;
   int cluster_given = g.wg_n && g.wg_n->tile != SGP_FULL && g.wg_n->tile != in->p->n;
