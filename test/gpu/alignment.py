@@ -35,7 +35,8 @@ aligned), s its row stride:
   in2 stride N+1    the second input at k = 1, s = N + 1, the rest k = 1, s = N   M = 300
 For N <= 4 (packed rows, several a vector) the layouts of 3 Ms or more also run M = 1500003,
 past their few-rows variants: one vector access where the rows are a 16-byte aligned span,
-element by element elsewhere, a partial last vector.
+element by element elsewhere, a partial last vector; for 4 < N <= 256 (flat rows, several a
+thread) M = 300003, past theirs: the rows' span copied where it is one, per thread elsewhere.
 Inputs are make_inputs' row kinds (normal, large, equal, rows of -inf, a +inf, a NaN, half
 -inf, one-hot, near max, tiny; M = 2: normal, large) for softmax, log_softmax and the backward
 passes, and make_rows' rows x for the others, with scale = 0.125, L = 7 (query m mod 7),
@@ -90,6 +91,7 @@ import suite  # noqa: E402 - test/gpu/suite.py, beside this file
 
 MS = (1, 2, 3, 300)
 PACKED_M = 1500003  # N <= 4: past packed rows' few-rows variants; 3 divides it (masks)
+FLAT_M = 300003  # 4 < N <= 256: past flat rows' one-row-a-thread variant; 3 divides it
 SCALE = 0.125           # a power of two: x * scale is exact in f32
 CAUSAL_L = 7
 MASK_INF = 0.1          # the share of -inf keys in a mask
@@ -354,6 +356,8 @@ def run_object(e, gen, say):
     for label, lay, ms in layouts(vec, ninputs):
         if e.n <= 4 and len(ms) > 2:  # packed rows past their few-rows variants (1M rows)
             ms = ms + (PACKED_M,)
+        elif e.n <= 256 and len(ms) > 2:  # flat rows of several a thread, past theirs
+            ms = ms + (FLAT_M,)
         for m in ms:
             c = suite.Case(e, label, m)
             t = time.time()

@@ -20,6 +20,9 @@ Cases per object (M is capped so that M*N <= 2^28 elements):
   M=70000 current      (N <= 4096 only) mixed kinds, launched inside `with torch.cuda.stream`
   M=1500003            (N <= 4 only) contiguous and strided: packed rows (several a vector)
                        past their few-rows variants, a partial last vector
+  M=300003             (5 <= N <= 256, automatic plans) contiguous and strided: flat rows
+                       of several a thread past their few-rows variants (the plan of one
+                       row a thread while its blocks stay resident), a partial row block
   M=199 subnormal      (softmax, f32 and bf16, N >= 2) rows whose one output below 2^-126
                        must be the dtype's subnormal, not 0 (SUBNORMAL_LOGIT)
   torch.softmax        y = k(x) on a [2, 3, N] tensor (output allocated by the binding)
@@ -100,6 +103,7 @@ KINDS = ["normal", "large", "equal", "all_-inf", "one_+inf", "one_nan", "half_-i
          "one_finite", "near_max", "tiny"]
 GROUPS = ["N<=1024", "1025-8192", "N>8192"]
 MAX_ELEMS = 1 << 28
+FLAT_M = 300003  # flat rows (N <= 256): past a one-row-a-thread variant; 3 divides it
 # Inner-layout objects (set "inner"): (outer, inner, pad, stream) per case; rows
 # r = o * inner + i get the row kinds of make_rows
 INNER_SHAPES = [(1, 1, 0, "default"), (5, 1, 0, "default"), (2, 3, 0, "default"),
@@ -887,6 +891,10 @@ def run_object(e, gen, quick):
         if n <= 4:  # packed rows past their few-rows variants; a partial last vector
             plan.append(("mixed", min(1500003, cap), "contig", "default"))
             plan.append(("mixed", min(1500003, cap), "strided", "default"))
+        elif n <= 256 and e.set == "auto":  # flat rows of several a thread past their
+            # few-rows variants (plan->thread_rows); a partial last row block
+            plan.append(("mixed", min(FLAT_M, cap), "contig", "default"))
+            plan.append(("mixed", min(FLAT_M, cap), "strided", "default"))
         plan.append((tcase, 6, None, None))
     if tpl == "softmax" and e.set == "auto" and n == 1000 and e.file.endswith(".cubin"):
         plan.append(("binding errors", 4, None, None))
