@@ -65,10 +65,11 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * vectors (f16 N = 4 mod 8, f32 N = 2 mod 4: 1.15 -> 0.58 at f16 N = 4),
  * rows of under FLAT_MIN_VECTORS vectors (f16 N = 2: 0.82 -> 0.32; N = 3),
  * and 16-bit rows over 512 bytes (peeled: N = 269-499 1.04-1.14 -> 0.84-0.90)
- * were faster in the other plans. Launches of few blocks were too (copy
- * under 3 us: 0.8-1.0 -> 0.5-0.7; f16 N = 17 at M = 2474, 20 blocks: 0.81 ->
- * 0.58, at M = 189635, 1481 blocks: 0.49 -> 0.76), so a flat plan carries the
- * plain plan as a variant for up to FLAT_FEW_BLOCKS of its row blocks
+ * were faster in the other plans, all at one row a thread; rows of 3-4
+ * vectors are flat again at 8 rows a thread (FLAT_SHORT_VECTORS). Launches
+ * of few blocks were too (copy under 3 us: 0.8-1.0 -> 0.5-0.7; f16 N = 17 at
+ * M = 2474, 20 blocks: 0.81 -> 0.58, at M = 189635, 1481 blocks: 0.49 -> 0.76), so a flat plan
+ * carries the plain plan as a variant for up to FLAT_FEW_BLOCKS of its row blocks
  * (sgp_policy_few_rows).
  * A flat block copies its rows, one contiguous span, to shared memory in
  * 16-byte pieces, computes from there and writes back the same way. Its
@@ -133,9 +134,18 @@ static int flat_rows(const sgp_input *in, const sg_plan *pl) {
   return !given && pl->layout == SG_LAYOUT_ROWS && sgh_can_stage(pl->target) &&
          (uint64_t)in->p->n * in->widest_elem <= FLAT_ROW_BYTES;
 }
+/* Rows of FLAT_SHORT_VECTORS to FLAT_MIN_VECTORS - 1 vectors (16-bit and f32 N = 3,
+ * 16-bit N = 6) are flat only at FLAT_SHORT_THREAD_ROWS rows a thread
+ * (sgp_policy_flat_thread_rows): one read, not the host. */
+#define FLAT_SHORT_VECTORS 3
+static int flat_short(const sgp_input *in, const sg_plan *pl) {
+  return in->p->n < (int64_t)FLAT_MIN_VECTORS * pl->vec;
+}
 int sgp_policy_flat(const sgp_input *in, const sg_plan *pl) {
   return flat_rows(in, pl) && !pl->peel && pl->vec * in->widest_elem <= FLAT_MAX_VECTOR_BYTES &&
-         in->p->n >= (int64_t)FLAT_MIN_VECTORS * pl->vec;
+         (in->p->n >= (int64_t)FLAT_MIN_VECTORS * pl->vec ||
+          (in->p->n >= (int64_t)FLAT_SHORT_VECTORS * pl->vec && in->read_bytes == in->widest_read &&
+           pl->wave > 1));
 }
 /* A flat block's images: for each tensor read or written, its rows
  * (rows_per_block x N elements) and 16 bytes, so that the image starts at
@@ -205,12 +215,23 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
 #define FLAT_THREAD_ROWS 4
 #define FLAT_THREAD_ROWS_ELEMS 16
 #define FLAT_FEW_THREAD_ROWS 2
+/* Rows of under FLAT_MIN_VECTORS vectors (sgp_policy_flat: 16-bit and f32 N =
+ * 3, 16-bit N = 6) are flat at FLAT_SHORT_THREAD_ROWS rows a thread, without a
+ * variant of one row a thread (which lost to the plan that is not flat: "Fifth
+ * change"). Measured on an H200 (session 24, "Flat rows: several rows a
+ * thread"), against that plan: f16 16.7M x 3 0.37 -> 0.76 of the copy, 2.4M x
+ * 3 0.57 -> 0.99, 16.7M x 6 0.62 -> 0.83, f32 16.7M x 3 0.63 -> 0.97 (at 4 rows
+ * a thread 0.67, 0.96, 0.83; f32 at 2: 0.83); 208330 x 3 lost (1.19 -> 1.07-1.13
+ * f16, bf16; f32 1.20 -> 1.06). */
+#define FLAT_SHORT_THREAD_ROWS 8
 unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
                                      unsigned threads_per_row) {
   uint64_t per_pass = (uint64_t)threads_per_row * pl->vec;
   uint64_t elems = ((uint64_t)in->p->n + per_pass - 1) / per_pass * pl->vec;
   if (in->read_bytes != in->widest_read || pl->wave == 1) /* two reads; the host's */
     return 1;
+  if (flat_short(in, pl))
+    return FLAT_SHORT_THREAD_ROWS;
   if (in->read_bytes != 2 || elems > FLAT_UNCAPPED_ELEMS)
     return FLAT_FEW_THREAD_ROWS;
   return elems <= FLAT_THREAD_ROWS_ELEMS ? FLAT_THREAD_ROWS : 1;
@@ -960,7 +981,8 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
     if (n && out[0].max_rows >= most) /* the spread for the fewer rows, the plain plan after */
       out[0].max_rows = most / 2;
     out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
-    if (pl->thread_rows > 1 && pl->chosen.thread_rows) /* then a row a thread, one wave */
+    if (pl->thread_rows > 1 && pl->chosen.thread_rows && !flat_short(in, pl))
+      /* then a row a thread, one wave */
       out[n++] = (sgp_few){.one_row = 1, .cluster = 1, .max_rows = FLAT_ONE_ROW_BLOCKS * one};
     return n;
   }

@@ -38,7 +38,7 @@ max_bytes=${ALIGN_MAX_BYTES:-$((20 << 20))}
 # 97, 50257 (GPT-2's vocabulary), 100003 prime; 1000 a multiple of 8 (full vectors, the
 # aligned path) for comparison.
 # $ALIGN_NS replaces the list (e.g. only the N of one path: ALIGN_NS="32769 50257").
-ns_align=${ALIGN_NS:-"1 2 4 7 31 33 97 127 129 1000 1023 1025 4095 4097 8191 8193 16383 32769 50257 100003"}
+ns_align=${ALIGN_NS:-"1 2 3 4 7 31 33 97 127 129 1000 1023 1025 4095 4097 8191 8193 16383 32769 50257 100003"}
 templates=""
 for f in "$here"/../../kernels-templates/*.sgt; do
   templates="$templates $(basename "$f" .sgt)"

@@ -460,6 +460,7 @@ san_objs=(
   "softmax_f16_n7_auto.cubin@300001:flat rows, 4 a thread, the next row block copied ahead (persistent grid); a partial last row block"
   "softmax_f16_n7_auto.cubin@70001:its few-rows variant of one row a thread (flat, no prefetch)"
   "softmax_f32_n33_auto.cubin@100001:flat f32 rows, 2 a thread"
+  "softmax_f16_n3_auto.cubin@600001:flat rows of 3 elements, 8 a thread, copied ahead; a partial last row block"
   "softmax_backward_f32_n262144_auto.cubin:two inputs staged over a non-portable cluster of 16, one block a multiprocessor"
   "log_softmax_f16_n8192_auto.cubin:template log_softmax"
   "softmax_backward_f32_n4097_auto.cubin:template softmax_backward (two inputs), masked tail"
