@@ -136,7 +136,7 @@ static int flat_rows(const sgp_input *in, const sg_plan *pl) {
 }
 /* Rows of FLAT_SHORT_VECTORS to FLAT_MIN_VECTORS - 1 vectors (16-bit and f32 N = 3,
  * 16-bit N = 6) are flat only at FLAT_SHORT_THREAD_ROWS rows a thread
- * (sgp_policy_flat_thread_rows): one read, not the host. */
+ * (sgp_policy_flat_thread_rows): one read, no causal op, not the host. */
 #define FLAT_SHORT_VECTORS 3
 static int flat_short(const sgp_input *in, const sg_plan *pl) {
   return in->p->n < (int64_t)FLAT_MIN_VECTORS * pl->vec;
@@ -144,8 +144,8 @@ static int flat_short(const sgp_input *in, const sg_plan *pl) {
 int sgp_policy_flat(const sgp_input *in, const sg_plan *pl) {
   return flat_rows(in, pl) && !pl->peel && pl->vec * in->widest_elem <= FLAT_MAX_VECTOR_BYTES &&
          (in->p->n >= (int64_t)FLAT_MIN_VECTORS * pl->vec ||
-          (in->p->n >= (int64_t)FLAT_SHORT_VECTORS * pl->vec && in->read_bytes == in->widest_read &&
-           pl->wave > 1));
+          (in->p->n >= (int64_t)FLAT_SHORT_VECTORS * pl->vec && !in->causal &&
+           in->read_bytes == in->widest_read && pl->wave > 1));
 }
 /* A flat block's images: for each tensor read or written, its rows
  * (rows_per_block x N elements) and 16 bytes, so that the image starts at
@@ -198,7 +198,9 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
  * copy the next row block ahead: sgp_policy_prefetch), FLAT_FEW_THREAD_ROWS
  * for f32 rows and for 16-bit threads of more than FLAT_UNCAPPED_ELEMS
  * elements (registers capped: sgp_policy_flat_blocks_per_sm), one between.
- * Rows of two reads or more keep one (not measured). Measured on an H200
+ * Rows of two reads or more keep one (not measured), and so do templates with
+ * a causal op (ptxas: 16-bit threads of more than 21 elements spilled up to 72
+ * bytes at two rows under the 64-register cap; not measured). Measured on an H200
  * (softgen-bench, session 24, tools/bench/RESULTS.md "Flat rows: several rows
  * a thread"), against one row a thread: f16 16.7M x 5 0.47 -> 0.82 of the
  * copy, 64.7M x 7 0.58 -> 0.87, 3.5M x 7 0.66 -> 0.92, 16.7M x 13 0.79 ->
@@ -228,7 +230,8 @@ unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
                                      unsigned threads_per_row) {
   uint64_t per_pass = (uint64_t)threads_per_row * pl->vec;
   uint64_t elems = ((uint64_t)in->p->n + per_pass - 1) / per_pass * pl->vec;
-  if (in->read_bytes != in->widest_read || pl->wave == 1) /* two reads; the host's */
+  /* two reads; the host's; a causal op's (spilled at two rows, 64 registers) */
+  if (in->read_bytes != in->widest_read || pl->wave == 1 || in->causal)
     return 1;
   if (flat_short(in, pl))
     return FLAT_SHORT_THREAD_ROWS;
