@@ -155,6 +155,7 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
     rows->begin(w, next_row, next_row ? more : NULL);
 
   cx->next_slot = 0;
+  sgc_addr own_row = w->a; /* the thread's first row, its own again after the walks */
   for (unsigned j = 0; j < pl->thread_rows; j++) { /* a thread's rows (flat rows: several) */
     if (j)
       sgc_thread_row(w, j);
@@ -168,8 +169,8 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
     }
     rows->walk(w);
   }
-  if (pl->thread_rows > 1)
-    sgc_thread_row(w, 0);
+  w->a = own_row;
+  cx->row_in_block = cx->first_row_in_block;
   if (rows->finish)
     rows->finish(w);
   LLVMValueRef next_iteration = LLVMBuildAdd(b, cx->iteration, LLVMConstInt(cx->i32, 1, 0), "");

@@ -609,8 +609,9 @@ int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
   if (pl->threads_per_row == 1 && pl->chunks == 1 && !pl->flat &&
       (uint64_t)pl->n * in->read_bytes <= TINY_ROW_BYTES)
     return 1;
-  if (pl->flat && pl->thread_rows >= FLAT_THREAD_ROWS) /* measured with it: "Flat rows: several
-                                                           rows a thread" */
+  /* flat rows of 4 rows a thread or more were measured with it ("Flat rows:
+   * several rows a thread"), the others by the size of their images */
+  if (pl->flat && pl->thread_rows >= FLAT_THREAD_ROWS)
     return in->read_bytes == 2 && in->widest_read == 2;
   if (pl->flat)
     return in->read_bytes == 2 && in->widest_read == 2 &&
@@ -796,6 +797,9 @@ unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl) {
 #define FEW_ROWS_BIG_ACCESSES 2
 #define FEW_ROWS_BIG_BLOCKS 64
 #define FLAT_FEW_BLOCKS 128
+/* A flat plan of several rows a thread takes its plan of one row a thread for
+ * M up to FLAT_ONE_ROW_BLOCKS of that plan's row blocks, while they all stay
+ * resident (the launch's check binds first on the H100 and H200). */
 #define FLAT_ONE_ROW_BLOCKS 4096
 /* Packed rows (sgp_policy_pack) take the plan one row a vector for M up to
  * PACK_FEW_BLOCKS of their row blocks (the spread before it, where it
