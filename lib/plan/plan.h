@@ -105,7 +105,7 @@ struct sg_plan {
   unsigned cluster_parity_floats; /* floats of cluster-level buffers per iteration parity */
   int online;               /* max and sum of exp(x - max) reduced as one online pair */
   int hold;                 /* staged rows with online pairs keep pass one's exps in
-                               registers (PipelineConstraint(hold=1)): the writes neither
+                               registers (PipelineConstraint(hold=1), sgp_policy_hold): the writes neither
                                re-read the row nor recompute them (codegen/reduce.c) */
   unsigned passes;          /* reductions through the tree: nreductions less fused chains */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
@@ -127,7 +127,7 @@ struct sg_plan {
   uint64_t head_order_bytes; /* an input whose rows repeat, larger than this: row blocks
                                 taken head by head (codegen's sgc_block_row) */
   struct {
-    int wave, waves, rows, vec, cluster, prefetch, online, stage, pack, thread_rows;
+    int wave, waves, rows, vec, cluster, prefetch, online, stage, pack, thread_rows, hold;
   } chosen;                 /* 1 where auto-configuration chose the value */
   sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
                                per row (threads_per_row = vec = 1), strided along N */
@@ -204,6 +204,7 @@ typedef struct sgp_input {
   unsigned moved_bytes;       /* bytes read and written per element of the row */
   int causal;                 /* the template has a causal op */
   int online_chains;          /* its (max, exp, sum) chains */
+  int exps_reused;            /* an op after a chain's sum uses its exps (softmax's div) */
   int ends_in_write;          /* its last op is a write */
 } sgp_input;
 

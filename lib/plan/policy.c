@@ -716,6 +716,28 @@ unsigned sgp_policy_hold_blocks_per_sm(const sg_plan *pl) {
   return per_sm > 1 ? per_sm : 0;
 }
 
+/* Held exps chosen unasked: peeled 16-bit rows (odd N) staged one a block,
+ * not split over a cluster, whose threads hold at most HOLD_AUTO_VALUES exps
+ * (f16 and bf16 N = 16385-22527 at 256 threads), in templates whose writes use
+ * the exps (softmax's division; log_softmax's writes do not, and would only
+ * lose registers). A peeled row's second pass re-reads its staged row shifted
+ * to its alignment, head and tail element by element; held, it does not.
+ * Measured on an H200 (softgen-bench, session 25, tools/bench/RESULTS.md
+ * "Held exps for odd 16-bit rows of 16K-22K"), held against re-read, N =
+ * 17817, 19259, 22481 at M = 128-28166: f16 1.04-1.17 x (28166 x 17817 0.79
+ * -> 0.92 of the copy), bf16 0.94-1.12 x (1.02-1.05 from M = 879; 0.94-0.99
+ * at M = 324-481). Rows of full vectors gained less and lost some: 0.96-1.05
+ * x at N = 16400-22528 (f16 481 x 22528 0.92 -> 0.82), and 4-byte vectors
+ * lost at every M (16-bit N = 21378: 0.92 -> 0.54); threads of 96-112
+ * values lost at M >= 1124 (f16 3986 x 27235 0.96 -> 0.74: 2 blocks a
+ * multiprocessor), staged rows over clusters at every M (f16 6261 x 155768
+ * 0.87 -> 0.72), f32 rows too (19259: 0.93 -> 0.89). */
+#define HOLD_AUTO_VALUES 88
+int sgp_policy_hold(const sgp_input *in, const sg_plan *pl) {
+  return in->exps_reused && in->widest_elem == 2 && pl->peel && pl->cluster == 1 &&
+         pl->rows_per_block == 1 && pl->elems_per_thread <= HOLD_AUTO_VALUES;
+}
+
 /* Peeled rows in registers: blocks a multiprocessor asked of the register
  * allocator so that PEELED_THREADS_PER_SM threads stay resident (64 registers
  * a thread). Their per-chunk lane masks and the element-by-element head and

@@ -91,7 +91,12 @@ static void gather_facts(sgp_input *in) {
     }
     in->moved_bytes += s;
     in->causal |= t->ops[i].code == SGT_CAUSAL;
-    in->online_chains += sgt_online_chain(t, i, &e, &sum);
+    if (sgt_online_chain(t, i, &e, &sum)) {
+      in->online_chains++;
+      for (int j = sum + 1; j < t->nops; j++) /* an op after the sum uses the exps */
+        for (int k = 0; k < SGT_MAX_OPERANDS; k++)
+          in->exps_reused |= t->ops[j].operands[k] == e;
+    }
   }
   in->ends_in_write = t->nops > 0 && t->ops[t->nops - 1].code == SGT_WRITE;
 }
@@ -220,9 +225,10 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   if (pl->online)
     passes -= (unsigned)in.online_chains;
   /* hold: 2 asked (an error where it cannot), 3 asked of a few-rows variant
-   * (held where it can be, else not) */
+   * (held where it can be, else not), 1 refused, 0 the policy's */
   int can_hold = pl->stage && pl->online && !in.causal && sgp_policy_hold_fits(pl);
-  pl->hold = c->hold >= 2 && can_hold;
+  pl->hold = c->hold ? c->hold >= 2 && can_hold : can_hold && sgp_policy_hold(&in, pl);
+  pl->chosen.hold = !c->hold;
   if (c->hold == 2 && !can_hold) {
     sg_status rej = sg_diag_at(diag, SG_ERR_CONSTRAINT, c->pipeline_loc.file,
                                c->pipeline_loc.line, c->pipeline_loc.col,

@@ -35,10 +35,10 @@ max_bytes=${ALIGN_MAX_BYTES:-$((20 << 20))}
 # N = 1, odd, prime and 2^k +- 1, none a multiple of a 16-byte vector but for none of them:
 # 1, 7, 31, 127, 8191 prime; 33, 129, 1023, 1025, 4095, 4097, 8193, 16383, 32769 2^k +- 1;
 # 2 and 4 (packed rows, several a vector: element by element off a 16-byte span);
-# 97, 50257 (GPT-2's vocabulary), 100003 prime; 1000 a multiple of 8 (full vectors, the
-# aligned path) for comparison.
+# 97, 50257 (GPT-2's vocabulary), 100003 prime; 17817 (16-bit rows staged, exps held);
+# 1000 a multiple of 8 (full vectors, the aligned path) for comparison.
 # $ALIGN_NS replaces the list (e.g. only the N of one path: ALIGN_NS="32769 50257").
-ns_align=${ALIGN_NS:-"1 2 3 4 7 31 33 97 127 129 1000 1023 1025 4095 4097 8191 8193 16383 32769 50257 100003"}
+ns_align=${ALIGN_NS:-"1 2 3 4 7 31 33 97 127 129 1000 1023 1025 4095 4097 8191 8193 16383 17817 32769 50257 100003"}
 templates=""
 for f in "$here"/../../kernels-templates/*.sgt; do
   templates="$templates $(basename "$f" .sgt)"

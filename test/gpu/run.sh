@@ -454,6 +454,7 @@ san_objs=(
   "softmax_f16_n1000_staged.cubin:staged, several rows a block, masked tail"
   "softmax_f16_n4097_auto.cubin@3000:peeled rows staged, 4 rows a block (M = 3000)"
   "softmax_f16_n4097_auto.cubin@300:its few-rows variant, the registers plan (M = 300)"
+  "softmax_f16_n17817_auto.cubin@1000:peeled rows staged, one a block, exps held in registers (automatic)"
   "softmax_f16_n262144_ahead.cubin:staged over a cluster, the next row copied ahead (persistent grid)"
   "softmax_f16_n2_auto.cubin@600001:packed rows, 4 a vector, past their few-rows variant; a partial last vector"
   "softmax_f32_n1_pack2.cubin@301:packed rows given (2 a vector), prefetched (persistent grid); a partial last vector"
