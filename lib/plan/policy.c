@@ -668,9 +668,26 @@ int sgp_policy_online(const sg_plan *pl) {
  * automatic plan has a staged block alone with online pairs: copies ahead are
  * what PipelineConstraint(rows_in_flight=2) asks for. */
 #define STAGE_AHEAD_BYTES 6
+/* And rows of one read staged STAGE_BLOCK_BYTES a block (3 blocks a
+ * multiprocessor) over clusters of AHEAD_CLUSTER or more: measured on an H200
+ * (softgen-bench, session 25, tools/bench/RESULTS.md "Long rows: staged rows
+ * copied ahead"), the sweep's rows of 100K-262K elements, copies ahead against
+ * none: f32 M = 59-128 1.05-1.09 x (128 x 151936 0.80 -> 0.88 of the copy, 64 x
+ * 250880 0.79 -> 0.85), 16-bit M = 128 1.03-1.08 x (f16 128 x 250880 0.81 ->
+ * 0.87), at large M f16 1488 x 254288 1.04 x, f32 1.06 x, 1963 x 262144 1.00 /
+ * 1.03 x, f32 899-1279 x 131072 0.98 x. Where the launch is under two waves of
+ * blocks (16-bit M = 59-64 over clusters of 8: 0.95-1.07 x) the plan without
+ * copies ahead is a few-rows variant (AHEAD_PLAIN_BLOCKS). Not: clusters of 4
+ * (f16 128 x 128256 0.97 x), blocks of 40 KB (f16 6261 x 155768, 2371 x 162008
+ * 0.97 x), peeled rows (their plan with rows_in_flight=2 is another one). */
+#define AHEAD_CLUSTER 8
 int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
-  return in->ends_in_write && !in->causal && !pl->peel && pl->online &&
-         in->moved_bytes <= STAGE_AHEAD_BYTES && staged_alone(in, pl);
+  if (!in->ends_in_write || in->causal || pl->peel || !pl->online)
+    return 0;
+  if (in->moved_bytes <= STAGE_AHEAD_BYTES && staged_alone(in, pl))
+    return 1;
+  return pl->wave > 1 && in->read_bytes == in->widest_read && pl->cluster >= AHEAD_CLUSTER &&
+         sgp_staged_bytes(in, pl) >= STAGE_BLOCK_BYTES;
 }
 
 /* Blocks a multiprocessor: as many as its shared memory holds (a
@@ -998,7 +1015,22 @@ static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few 
   return 1;
 }
 
+/* Staged rows copied ahead (sgp_policy_stage_ahead) run their plan without
+ * the copies, one row a cluster, while the launch is under two waves: up to
+ * AHEAD_PLAIN_BLOCKS blocks (3 a multiprocessor of an H100 or H200, 132). */
+#define AHEAD_PLAIN_BLOCKS 768
+static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]);
 unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
+  unsigned n = few_rows_list(in, pl, out);
+  unsigned most = AHEAD_PLAIN_BLOCKS / pl->cluster;
+  if (pl->stage && pl->prefetch && pl->chosen.prefetch && pl->rows_per_block == 1 &&
+      n < SGP_MAX_FEW && (!n || out[n - 1].max_rows < most))
+    out[n++] = (sgp_few){
+        .cluster = pl->cluster, .threads = pl->block_threads, .staged = 1, .max_rows = most};
+  return n;
+}
+
+static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
   const sgh_target *tg = pl->target;
   uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
