@@ -669,17 +669,21 @@ int sgp_policy_online(const sg_plan *pl) {
  * what PipelineConstraint(rows_in_flight=2) asks for. */
 #define STAGE_AHEAD_BYTES 6
 /* And rows of one read staged STAGE_BLOCK_BYTES a block (3 blocks a
- * multiprocessor) over clusters of AHEAD_CLUSTER or more: measured on an H200
- * (softgen-bench, session 25, tools/bench/RESULTS.md "Long rows: staged rows
- * copied ahead"), the sweep's rows of 100K-262K elements, copies ahead against
- * none: f32 M = 59-128 1.05-1.09 x (128 x 151936 0.80 -> 0.88 of the copy, 64 x
- * 250880 0.79 -> 0.85), 16-bit M = 128 1.03-1.08 x (f16 128 x 250880 0.81 ->
- * 0.87), at large M f16 1488 x 254288 1.04 x, f32 1.06 x, 1963 x 262144 1.00 /
- * 1.03 x, f32 899-1279 x 131072 0.98 x. Where the launch is under two waves of
- * blocks (16-bit M = 59-64 over clusters of 8: 0.95-1.07 x) the plan without
- * copies ahead is a few-rows variant (AHEAD_PLAIN_BLOCKS). Not: clusters of 4
- * (f16 128 x 128256 0.97 x), blocks of 40 KB (f16 6261 x 155768, 2371 x 162008
- * 0.97 x), peeled rows (their plan with rows_in_flight=2 is another one). */
+ * multiprocessor) over clusters of AHEAD_CLUSTER or more, not peeled: measured
+ * on an H200 (softgen-bench, session 25, tools/bench/RESULTS.md "Staged rows
+ * copied ahead over clusters"), against the same plans without (146 shapes of
+ * 16-bit N = 250880-262144, f32 N = 128256-131072 and 250880-262144 at M =
+ * 1-2048): f32 250880-262144 at M = 32-2048 1.02-1.12 x (128 x 250880 0.82 ->
+ * 0.89 of the copy), 16-bit 250880-256000 at M = 96-2048 1.03-1.10 x, f32
+ * 128256-131072 at M = 48-128 1.04-1.09 x; lost: f32 131072 at M >= 768
+ * 0.97-0.99 x. Where the launch is under two waves of blocks (16-bit M = 48-64
+ * over clusters of 8: 0.95-1.07 x in the first A/B) the plan without copies
+ * ahead is a few-rows variant (AHEAD_PLAIN_BLOCKS). Not chosen (measured with
+ * rows_in_flight=2 over the sweep's 131 shapes of copies of 20 us or more):
+ * blocks of 40-50 KB (5 a multiprocessor) lost 2-5 % at large M (f16 6261 x
+ * 155768, 1431 x 74976) though they gained at M = 59-128 (f32 128 x 151936 0.80
+ * -> 0.88); clusters of 4 (f16 128 x 128256 0.97 x); peeled rows (their plan
+ * with rows_in_flight=2 is another one, in registers: down to 0.44 x). */
 #define AHEAD_CLUSTER 8
 int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
   if (!in->ends_in_write || in->causal || pl->peel || !pl->online)
