@@ -9,10 +9,12 @@
 # <dtype>_n<N>.cubin for every distinct N x dtype, peers.manifest (what sweep.py
 # --kernels reads), bench.manifest (softgen-bench), rejected.tsv, gen.tsv; then
 # prints the folder's size, the kernel count and the rejections grouped by reason.
-# The folder travels to the GPU machine with the first half of the peer wheels
-# (45 MiB) and the tree (2 MiB) in one transfer of at most 64 MiB, so it must stay
-# under LIMIT_MIB (default 16; the sweep's 539 kernels took 10.6 MiB).
-# Exit status: 0, 1 when the folder is over LIMIT_MIB, 2 on bad usage (gen.sh's).
+# Then OUTDIR.tgz (the folder as one gzip'd tar, its name the folder's): it travels
+# to the GPU machine with the first half of the peer wheels (45 MiB) and the tree
+# (2 MiB) in one transfer of at most 64 MiB, so it must stay under LIMIT_MIB
+# (default 16; the sweep's 582 kernels took 21.4 MiB, 6.1 MiB as the tarball).
+# Exit status: 0, 1 when the tarball is over LIMIT_MIB (or cannot be written), 2 on
+# bad usage (gen.sh's).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,8 +50,18 @@ if [ "$nrej" -gt 0 ]; then
                   c[r]++; w[r] = w[r] " " $1 ":" $2 }
                 END { for (r in c) printf "  %d: %s;%s\n", c[r], r, w[r] }' | sort -rn
 fi
-if awk -v b="$bytes" -v l="$limit" 'BEGIN { exit !(b > l * 1048576) }'; then
-  echo "gen-sweep.sh: $outdir is $mib MiB, over LIMIT_MIB=$limit" >&2
+tgz=${outdir%/}.tgz
+parent=$(dirname "$outdir") base=$(basename "$outdir")
+if ! tar czf "$tgz.tmp" -C "$parent" "$base" || ! mv "$tgz.tmp" "$tgz"; then
+  rm -f "$tgz.tmp"
+  echo "gen-sweep.sh: cannot write $tgz" >&2
+  exit 1
+fi
+tbytes=$(wc -c <"$tgz")
+tmib=$(awk -v b="$tbytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+echo "gen-sweep.sh: $tgz, $tmib MiB (carry it; on the GPU machine: tar xzf $tgz -C /tmp)"
+if awk -v b="$tbytes" -v l="$limit" 'BEGIN { exit !(b > l * 1048576) }'; then
+  echo "gen-sweep.sh: $tgz is $tmib MiB, over LIMIT_MIB=$limit" >&2
   exit 1
 fi
 exit 0
