@@ -105,8 +105,9 @@ struct sg_plan {
   unsigned cluster_parity_floats; /* floats of cluster-level buffers per iteration parity */
   int online;               /* max and sum of exp(x - max) reduced as one online pair */
   int hold;                 /* staged rows with online pairs keep pass one's exps in
-                               registers (PipelineConstraint(hold=1), sgp_policy_hold): the writes neither
-                               re-read the row nor recompute them (codegen/reduce.c) */
+                               registers (PipelineConstraint(hold=1), sgp_policy_hold):
+                               the writes neither re-read the row nor recompute them
+                               (codegen/reduce.c) */
   unsigned passes;          /* reductions through the tree: nreductions less fused chains */
   unsigned shuffle_steps;   /* xor-shuffle steps per wave reduction */
   int prefetch;             /* 1: load row block i+1 while computing i (persistent grid) */

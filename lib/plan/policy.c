@@ -676,7 +676,7 @@ int sgp_policy_online(const sg_plan *pl) {
  * 1-2048): f32 250880-262144 at M = 32-2048 1.02-1.12 x (128 x 250880 0.82 ->
  * 0.89 of the copy), 16-bit 250880-256000 at M = 96-2048 1.03-1.10 x, f32
  * 128256-131072 at M = 48-128 1.04-1.09 x; lost: f32 131072 at M >= 768
- * 0.97-0.99 x. Where the launch is under two waves of blocks (16-bit M = 48-64
+ * 0.97-0.99 x. Where the launch is under two waves of blocks (16-bit M = 59-64
  * over clusters of 8: 0.95-1.07 x in the first A/B) the plan without copies
  * ahead is a few-rows variant (AHEAD_PLAIN_BLOCKS). Not chosen (measured with
  * rows_in_flight=2 over the sweep's 131 shapes of copies of 20 us or more):
@@ -1020,8 +1020,9 @@ static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few 
 }
 
 /* Staged rows copied ahead (sgp_policy_stage_ahead) run their plan without
- * the copies, one row a cluster, while the launch is under two waves: up to
- * AHEAD_PLAIN_BLOCKS blocks (3 a multiprocessor of an H100 or H200, 132). */
+ * the copies, one row a cluster, while the launch is under two waves of their
+ * blocks: up to AHEAD_PLAIN_BLOCKS (3 blocks a multiprocessor x 128, about two
+ * waves on an H100's or H200's 132). */
 #define AHEAD_PLAIN_BLOCKS 768
 static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]);
 unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
