@@ -690,7 +690,7 @@ int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
     return 0;
   if (in->moved_bytes <= STAGE_AHEAD_BYTES && staged_alone(in, pl))
     return 1;
-  return pl->wave > 1 && in->read_bytes == in->widest_read && pl->cluster >= AHEAD_CLUSTER &&
+  return in->read_bytes == in->widest_read && pl->cluster >= AHEAD_CLUSTER &&
          sgp_staged_bytes(in, pl) >= STAGE_BLOCK_BYTES;
 }
 
