@@ -87,6 +87,11 @@ static int lexer_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
 }
 
+/* A // comment ends at a line feed or a carriage return, as in MLIR's lexer
+ * (found by CI's fuzz_mlir: a comment taken to run on past a '\r' to the line's
+ * end hid the malformed list that followed it). */
+static int comment_end(char c) { return c == '\n' || c == '\r'; }
+
 /* The offset of the first byte from j on that is neither whitespace nor in a
  * // comment (the lexer skips both between tokens; found by CI's fuzz_mlir: a
  * comment between `outs(...)` and `permutation` hid a malformed list). */
@@ -95,7 +100,7 @@ static size_t skip_space(const char *p, size_t len, size_t j) {
     while (j < len && lexer_space(p[j]))
       j++;
     if (j + 1 < len && p[j] == '/' && p[j + 1] == '/') {
-      while (j < len && p[j] != '\n')
+      while (j < len && !comment_end(p[j]))
         j++;
       continue;
     }
@@ -168,7 +173,7 @@ static int check_text(const char *p, size_t len, unsigned *line, unsigned *col) 
       if (i < len && p[i] == '\n')
         ln++, cl = 0;
     } else if (c == '/' && i + 1 < len && p[i + 1] == '/') {
-      while (i + 1 < len && p[i + 1] != '\n')
+      while (i + 1 < len && !comment_end(p[i + 1]))
         i++;
       continue; /* a comment: prev stays */
     } else if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && (i == 0 || !ident_char(p[i - 1]))) {
