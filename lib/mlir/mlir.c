@@ -43,6 +43,7 @@
  *   once per level of ops, so a deep enough input overflows the stack (a
  *   module nested 20,000 deep did, as it does in mlir-opt). Text is measured
  *   before it is parsed, a module given by the caller before it is walked. */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,8 +115,8 @@ static size_t skip_space(const char *p, size_t len, size_t j) {
  * does too. Where the word at p[i] is one of those and the token before it
  * (prev: its last byte, comments and whitespace skipped) is a `)`, the offset
  * of the first byte that breaks `= [ int (, int)* ]` or `= [ ]`, its ints of at
- * most 18 digits (len: the text ends first); SIZE_MAX when it is well formed or
- * not such a list. */
+ * most 18 decimal or 15 hexadecimal digits (0x1f: MLIR's lexer takes both; len:
+ * the text ends first); SIZE_MAX when it is well formed or not such a list. */
 static size_t bad_int_list(const char *p, size_t len, size_t i, char prev) {
   static const char *const words[] = {"dimensions", "permutation"};
   size_t j = i;
@@ -139,9 +140,14 @@ static size_t bad_int_list(const char *p, size_t len, size_t i, char prev) {
     if (j < len && p[j] == '-')
       j++;
     size_t digits = j;
-    while (j < len && p[j] >= '0' && p[j] <= '9')
+    /* hexadecimal as the lexer takes it: 0x and a hex digit (0x alone is 0, then x) */
+    int hex = j + 2 < len && p[j] == '0' && p[j + 1] == 'x' && isxdigit((unsigned char)p[j + 2]);
+    if (hex)
+      j += 2;
+    size_t first = j;
+    while (j < len && (hex ? isxdigit((unsigned char)p[j]) : p[j] >= '0' && p[j] <= '9'))
       j++;
-    if (j == digits || j - digits > 18) /* no integer, or one that may not fit in 64 bits */
+    if (j == first || j - first > (hex ? 15u : 18u)) /* none, or one that may not fit in 64 bits */
       return digits;
     j = skip_space(p, len, j);
     if (j < len && p[j] == ']')
