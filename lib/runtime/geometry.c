@@ -55,8 +55,10 @@ sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident
   rpb = rpb ? rpb : 1;
   cluster = cluster ? cluster : 1;
   /* a cluster of `cluster` blocks, or a grid-split variant's `split` blocks,
-   * shares each row block */
-  uint64_t grid = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * per_row_block(m, v);
+   * shares each row block; past SGRT_MAX_GRID row blocks (M beyond any memory)
+   * the product could wrap 64 bits, and the cap below applies anyway */
+  uint64_t row_blocks = (uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0);
+  uint64_t grid = row_blocks > SGRT_MAX_GRID ? UINT64_MAX : row_blocks * per_row_block(m, v);
   /* a persistent kernel gets at most as many blocks as the device keeps
    * resident (it strides over the rest): whole clusters of them; the
    * few-rows variants are never persistent */

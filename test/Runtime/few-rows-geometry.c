@@ -97,6 +97,12 @@ int main(void) {
   show("grid alone, M=3, 8 resident", &m, 3, 0, g8);
   m.variants[0].rows_per_block = 2; /* not from parsed metadata (rows_per_block 1), but ruled */
   show("grid, 2 rows a block, M=3", &m, 3, 0, g16);
+  /* M past what any memory holds: the row blocks times the cluster would wrap
+   * 64 bits (2^62 x 4 = 0: an empty grid); capped at the largest grid of
+   * whole clusters, over which the kernel strides */
+  m.nvariants = 0;
+  show("M=2^62, cluster 4", &m, (int64_t)1 << 62, 0, NULL);
+  show("M=2^63-1, cluster 4", &m, INT64_MAX, 0, NULL);
   return 0;
 }
 // CHECK: no variant, M=1: kernel grid=4 block=256 cluster=4 dsmem=65536
@@ -128,12 +134,14 @@ int main(void) {
 // CHECK-NEXT: grid, M=8, 64 resident: few k_grid grid=32 block=512 cluster=1 dsmem=0 workspace=512
 // CHECK-NEXT: grid, M=9, 64 resident: few k_few grid=72 block=256 cluster=8 dsmem=0 workspace=0
 // CHECK-NEXT: grid, M=4, 16 resident: few k_grid grid=16 block=512 cluster=1 dsmem=0 workspace=512
-// CHECK-NEXT: grid, M=5, 16 resident (20 blocks): few k_few grid=40 block=256 cluster=8 dsmem=0 workspace=0
-// CHECK-NEXT: grid, M=1, resident unknown: few k_few grid=8 block=256 cluster=8 dsmem=0 workspace=0
-// CHECK-NEXT: grid, M=1, no counts: few k_few grid=8 block=256 cluster=8 dsmem=0 workspace=0
-// CHECK-NEXT: grid, M=2^29, every block resident: few k_few grid=2147483640 block=256 cluster=8
-// CHECK-NEXT: grid, M=2^29-1, every block resident: few k_grid grid=2147483644 block=512 cluster=1
-// CHECK-NEXT: grid alone, M=1, resident unknown: kernel grid=4 block=256 cluster=4 dsmem=65536 workspace=0
-// CHECK-NEXT: grid alone, M=2, 8 resident: few k_grid grid=8 block=512 cluster=1 dsmem=0 workspace=512
-// CHECK-NEXT: grid alone, M=3, 8 resident: kernel grid=12 block=256 cluster=4 dsmem=65536 workspace=0
-// CHECK-NEXT: grid, 2 rows a block, M=3: few k_grid grid=8 block=512 cluster=1
+// CHECK-NEXT: grid, M=5, 16 resident (20 blocks): few k_few grid=40 block=256 cluster=8 dsmem=0
+// workspace=0 CHECK-NEXT: grid, M=1, resident unknown: few k_few grid=8 block=256 cluster=8 dsmem=0
+// workspace=0 CHECK-NEXT: grid, M=1, no counts: few k_few grid=8 block=256 cluster=8 dsmem=0
+// workspace=0 CHECK-NEXT: grid, M=2^29, every block resident: few k_few grid=2147483640 block=256
+// cluster=8 CHECK-NEXT: grid, M=2^29-1, every block resident: few k_grid grid=2147483644 block=512
+// cluster=1 CHECK-NEXT: grid alone, M=1, resident unknown: kernel grid=4 block=256 cluster=4
+// dsmem=65536 workspace=0 CHECK-NEXT: grid alone, M=2, 8 resident: few k_grid grid=8 block=512
+// cluster=1 dsmem=0 workspace=512 CHECK-NEXT: grid alone, M=3, 8 resident: kernel grid=12 block=256
+// cluster=4 dsmem=65536 workspace=0 CHECK-NEXT: grid, 2 rows a block, M=3: few k_grid grid=8
+// block=512 cluster=1 CHECK-NEXT: M=2^62, cluster 4: kernel grid=2147483644 block=256 cluster=4
+// CHECK-NEXT: M=2^63-1, cluster 4: kernel grid=2147483644 block=256 cluster=4
