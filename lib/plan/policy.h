@@ -107,7 +107,9 @@ unsigned sgp_policy_hold_blocks_per_sm(const sg_plan *pl);
 /* The most values a thread of pl's blocks may hold (hold=1), and whether pl's fit. */
 unsigned sgp_policy_hold_values(const sg_plan *pl);
 int sgp_policy_hold_fits(const sg_plan *pl);
-/* Staged rows that can hold their exps (sgp_policy_hold_fits) hold them unasked. */
+/* Whether staged rows that can hold their exps (sgp_policy_hold_fits) hold them
+ * unasked: peeled 16-bit rows one a block, not over a cluster, of few values a
+ * thread, in templates whose writes use the exps (policy.c, as measured). */
 int sgp_policy_hold(const sgp_input *in, const sg_plan *pl);
 /* Peeled rows in registers: blocks a multiprocessor to ask for (0: none). */
 unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl);

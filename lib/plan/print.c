@@ -68,13 +68,15 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   if (pl->stage)
     fprintf(f,
             "  staging           shared memory: %u bytes, %u row%s x %u elements per read "
-            "(asynchronous copies in up to %u groups; %s)%s; %u blocks a "
+            "(asynchronous copies in up to %u groups; %s%s)%s; %u blocks a "
             "multiprocessor\n",
             pl->stage_bytes, pl->rows_per_block, pl->rows_per_block == 1 ? "" : "s",
             pl->stage_pitch, pl->stage_groups,
-            !pl->hold         ? "each pass re-reads them"
-            : pl->chosen.hold ? "pass one's exps held in registers for the writes (auto)"
-                              : "pass one's exps held in registers for the writes (given)",
+            pl->hold ? "pass one's exps held in registers for the writes"
+                     : "each pass re-reads them",
+            !pl->hold         ? ""
+            : pl->chosen.hold ? " (auto)"
+                              : " (given)",
             a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
   else if (pl->flat)
     fprintf(f,

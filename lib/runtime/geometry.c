@@ -18,6 +18,11 @@ static uint64_t per_row_block(const sg_meta *m, const sg_meta_variant *v) {
   return n ? n : 1;
 }
 
+/* Row blocks of rpb rows (at least 1) that hold `rows` rows. */
+static uint64_t row_blocks(int64_t rows, uint64_t rpb) {
+  return (uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0);
+}
+
 /* The few-rows variant for `rows` rows: the first of m's (grid lines first,
  * each kind in increasing max_rows) with M from 1 to its max_rows whose blocks all stay resident at
  * once where the device says how many do (few_resident[i]; 0: unknown). A
@@ -32,7 +37,7 @@ static int pick_few(const sg_meta *m, int64_t rows, const uint64_t *few_resident
     if (rows > v->max_rows)
       continue;
     uint64_t rpb = v->rows_per_block ? v->rows_per_block : 1;
-    uint64_t blocks = ((uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0)) * per_row_block(m, v);
+    uint64_t blocks = row_blocks(rows, rpb) * per_row_block(m, v); /* rows <= max_rows */
     uint64_t resident = few_resident ? few_resident[i] : 0;
     if (v->split ? resident > 0 && blocks <= resident && blocks <= SGRT_MAX_GRID
                  : resident == 0 || blocks <= resident)
@@ -57,8 +62,8 @@ sg_status sgrt_launch_geometry(const sg_meta *m, int64_t rows, uint64_t resident
   /* a cluster of `cluster` blocks, or a grid-split variant's `split` blocks,
    * shares each row block; past SGRT_MAX_GRID row blocks (M beyond any memory)
    * the product could wrap 64 bits, and the cap below applies anyway */
-  uint64_t row_blocks = (uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0);
-  uint64_t grid = row_blocks > SGRT_MAX_GRID ? UINT64_MAX : row_blocks * per_row_block(m, v);
+  uint64_t blocks = row_blocks(rows, rpb);
+  uint64_t grid = blocks > SGRT_MAX_GRID ? UINT64_MAX : blocks * per_row_block(m, v);
   /* a persistent kernel gets at most as many blocks as the device keeps
    * resident (it strides over the rest): whole clusters of them; the
    * few-rows variants are never persistent */

@@ -38,11 +38,10 @@ fi
 rm -f "$log"
 t1=$(date +%s)
 
-bytes=$(du -sb "$outdir" | cut -f1)
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; } # bytes -> MiB, one decimal
 ncubin=$(find "$outdir" -maxdepth 1 -name '*.cubin' | wc -l)
 nrej=$(grep -vc '^#' "$outdir/rejected.tsv")
-mib=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
-echo "gen-sweep.sh: $ncubin kernels, $nrej rejected, $mib MiB in $outdir ($((t1 - t0)) s)"
+echo "gen-sweep.sh: $ncubin kernels, $nrej rejected, $(mib "$(du -sb "$outdir" | cut -f1)") MiB in $outdir ($((t1 - t0)) s)"
 if [ "$nrej" -gt 0 ]; then
   echo "gen-sweep.sh: rejections by reason, numbers as # (count: reason; dtype:N ...):"
   grep -v '^#' "$outdir/rejected.tsv" |
@@ -58,7 +57,7 @@ if ! tar czf "$tgz.tmp" -C "$parent" "$base" || ! mv "$tgz.tmp" "$tgz"; then
   exit 1
 fi
 tbytes=$(wc -c <"$tgz")
-tmib=$(awk -v b="$tbytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+tmib=$(mib "$tbytes")
 echo "gen-sweep.sh: $tgz, $tmib MiB (carry it; on the GPU machine: tar xzf $tgz -C /tmp)"
 if awk -v b="$tbytes" -v l="$limit" 'BEGIN { exit !(b > l * 1048576) }'; then
   echo "gen-sweep.sh: $tgz is $tmib MiB, over LIMIT_MIB=$limit" >&2
