@@ -43,7 +43,7 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
  * 0.6-1.0 narrow, 0.4-0.6 peeled): the element-by-element head and tail cost
  * a row more than the wide body saves there. Only the rows layout asks (the
  * inner layout reads one element a thread). Rows that flat plans take
- * (sgp_policy_flat: up to FLAT_ROW_BYTES, where the target stages) are not
+ * (sgp_policy_flat: up to SGP_FLAT_ROW_BYTES, where the target stages) are not
  * peeled. */
 #define PEEL_MIN_VECTORS 8
 static int flat_rows(const sgp_input *in, const sg_plan *pl);
@@ -54,9 +54,10 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
 
 /* ---- short rows as contiguous blocks ---- */
 
-/* Flat rows (codegen/rows_flat.c): a row of at most FLAT_ROW_BYTES whose
- * widest dividing vector is at most FLAT_MAX_VECTOR_BYTES (odd or 2 mod 4
- * 16-bit N, odd f32 N) reads 2- or 4-byte pieces a thread in the other plans,
+/* Flat rows (codegen/rows_flat.c): a row of at most SGP_FLAT_ROW_BYTES (in
+ * policy.h) whose widest dividing vector is at most SGP_FLAT_MAX_VECTOR_BYTES
+ * (16-bit N not a multiple of 8, f32 N not a multiple of 4) reads 2- to 8-byte
+ * pieces a thread in the other plans,
  * a few bytes in flight per thread: measured on an H100 at 0.39-0.82 of copy
  * (f16 N = 7-225 at M of 100K-65M, tools/bench/RESULTS.md "The user sweep").
  * Measured on the H100 with flat plans for every row up to 1 KB whose
@@ -66,7 +67,17 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * rows of under FLAT_MIN_VECTORS vectors (f16 N = 2: 0.82 -> 0.32; N = 3),
  * and 16-bit rows over 512 bytes (peeled: N = 269-499 1.04-1.14 -> 0.84-0.90)
  * were faster in the other plans, all at one row a thread; rows of 3-4
- * vectors are flat again at 8 rows a thread (FLAT_SHORT_VECTORS). Launches
+ * vectors are flat again at 8 rows a thread (FLAT_SHORT_VECTORS). With
+ * several rows a thread (sgp_policy_flat_thread_rows) 8-byte vectors are flat
+ * again: measured on an H200 (session 27, tools/bench/RESULTS.md "Flat rows
+ * of 8-byte vectors", softgen-bench, 2 rounds, spread median 0.5 %, p90 3 %):
+ * f16 / bf16 11745411 x 84 0.71 / 0.64 -> 0.94 / 0.84 of the copy, 1M x 84
+ * 0.74 / 0.67 -> 0.94 / 0.86, 607997 x 20 0.84 / 0.76 -> 1.06 / 1.04, 2M x 228
+ * and 252 +2-4 %, f32 5627469 x 10 0.79 -> 0.99, 4875253 x 46 0.85 -> 0.92,
+ * but f32 128528 x 26 1.12 -> 0.93 (N = 6, 38, 82 within 1 %). Rows up to 1 KB
+ * lost again in the same run (16-bit N = 269-499 and f32 N = 137-225: at M =
+ * 7454-32761 0.82-0.89 of before, at large M -6 % to +2 %), so
+ * SGP_FLAT_ROW_BYTES stays 512. Launches
  * of few blocks were too (copy under 3 us: 0.8-1.0 -> 0.5-0.7; f16 N = 17 at
  * M = 2474, 20 blocks: 0.81 -> 0.58, at M = 189635, 1481 blocks: 0.49 -> 0.76), so a flat plan
  * carries the plain plan as a variant for up to FLAT_FEW_BLOCKS of its row blocks
@@ -116,8 +127,6 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * 0.723 (1856 x 7 +0.01, noise). ptxas: every template with one read at N = 5
  * and 7, f16 and bf16, no spills; softmax_backward (two reads) spilled 8-16
  * bytes, hence one read. */
-#define FLAT_ROW_BYTES 512
-#define FLAT_MAX_VECTOR_BYTES 4
 #define FLAT_MIN_VECTORS 5
 #define FLAT_ELEMS_PER_THREAD 16
 #define FLAT_THREAD_READ_BYTES 64
@@ -132,7 +141,7 @@ static int flat_rows(const sgp_input *in, const sg_plan *pl) {
   const sg_constraints *c = in->c;
   int given = c->has_hw || c->nvec || c->nworkgroup || c->nwave || c->staging || c->split;
   return !given && pl->layout == SG_LAYOUT_ROWS && sgh_can_stage(pl->target) &&
-         (uint64_t)in->p->n * in->widest_elem <= FLAT_ROW_BYTES;
+         (uint64_t)in->p->n * in->widest_elem <= SGP_FLAT_ROW_BYTES;
 }
 /* Rows of FLAT_SHORT_VECTORS to FLAT_MIN_VECTORS - 1 vectors (16-bit and f32 N = 3,
  * 16-bit N = 6) are flat only at FLAT_SHORT_THREAD_ROWS rows a thread
@@ -142,7 +151,7 @@ static int flat_short(const sgp_input *in, const sg_plan *pl) {
   return in->p->n < (int64_t)FLAT_MIN_VECTORS * pl->vec;
 }
 int sgp_policy_flat(const sgp_input *in, const sg_plan *pl) {
-  return flat_rows(in, pl) && !pl->peel && pl->vec * in->widest_elem <= FLAT_MAX_VECTOR_BYTES &&
+  return flat_rows(in, pl) && !pl->peel && pl->vec * in->widest_elem <= SGP_FLAT_MAX_VECTOR_BYTES &&
          (in->p->n >= (int64_t)FLAT_MIN_VECTORS * pl->vec ||
           (in->p->n >= (int64_t)FLAT_SHORT_VECTORS * pl->vec && !in->causal &&
            in->read_bytes == in->widest_read && pl->wave > 1));
@@ -226,6 +235,13 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
  * a thread 0.67, 0.96, 0.83; f32 at 2: 0.83); 208330 x 3 lost (1.19 -> 1.07-1.13
  * f16, bf16; f32 1.20 -> 1.06). */
 #define FLAT_SHORT_THREAD_ROWS 8
+/* Those counts are for vectors of at most FLAT_NARROW_VECTOR_BYTES; 16-bit rows
+ * of 8-byte vectors holding at most FLAT_THREAD_ROWS_ELEMS elements a thread
+ * take one row a thread. Measured on an H200 (session 27, "Flat rows of 8-byte
+ * vectors"): f16 / bf16 4M x 12 (3 vectors of 4) 0.85 / 0.81 of the copy at 8
+ * rows a thread (141 registers, a 147 KB image: one block a multiprocessor),
+ * 0.92 / 0.83 at 2, 0.92 / 0.86 at 1 (0.79 / 0.76 not flat). */
+#define FLAT_NARROW_VECTOR_BYTES 4
 unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
                                      unsigned threads_per_row) {
   uint64_t per_pass = (uint64_t)threads_per_row * pl->vec;
@@ -233,11 +249,12 @@ unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
   /* two reads; the host's; a causal op's (spilled at two rows, 64 registers) */
   if (in->read_bytes != in->widest_read || pl->wave == 1 || in->causal)
     return 1;
-  if (flat_short(in, pl))
+  int narrow = pl->vec * in->read_bytes <= FLAT_NARROW_VECTOR_BYTES;
+  if (flat_short(in, pl) && narrow)
     return FLAT_SHORT_THREAD_ROWS;
   if (in->read_bytes != 2 || elems > FLAT_UNCAPPED_ELEMS)
     return FLAT_FEW_THREAD_ROWS;
-  return elems <= FLAT_THREAD_ROWS_ELEMS ? FLAT_THREAD_ROWS : 1;
+  return elems <= FLAT_THREAD_ROWS_ELEMS && narrow ? FLAT_THREAD_ROWS : 1;
 }
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {
   unsigned b = MIN_BLOCK_THREADS_FLAT, most = pl->target->max_block_threads;

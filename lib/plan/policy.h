@@ -17,6 +17,13 @@
  * constraints. */
 #define SGP_STAGE_MAX_CHUNKS 64
 
+/* Flat rows (sgp_policy_flat, where these are measured): rows of at most
+ * SGP_FLAT_ROW_BYTES whose widest dividing vector is at most
+ * SGP_FLAT_MAX_VECTOR_BYTES; here for plan/rows.c's message on given
+ * constraints. */
+#define SGP_FLAT_ROW_BYTES 512
+#define SGP_FLAT_MAX_VECTOR_BYTES 8
+
 /* Does a row of `vectors` vector accesses split over `cluster` workgroups of
  * sgp_split_share(vectors, cluster) vectors each, the last holding the rest
  * (at least one)? */

@@ -428,10 +428,11 @@ static sg_status resolve_thread_rows(const sgp_input *in, sg_plan *pl, unsigned 
   if (c->thread_rows > 1 && !pl->flat)
     return REJECT_AT(c->pipeline_loc,
                      "PipelineConstraint(thread_rows=%u): several rows a "
-                     "thread are for flat rows (rows of at most 512 bytes whose widest vector "
-                     "is 2 or 4 bytes, nothing given that fixes the shape or the staging); "
+                     "thread are for flat rows (rows of at most %u bytes whose widest vector "
+                     "is at most %u bytes, nothing given that fixes the shape or the staging); "
                      "N = %lld is not flat here",
-                     c->thread_rows, (long long)in->p->n);
+                     c->thread_rows, SGP_FLAT_ROW_BYTES, SGP_FLAT_MAX_VECTOR_BYTES,
+                     (long long)in->p->n);
   if (!pl->flat)
     return SG_OK;
   pl->thread_rows = c->thread_rows ? c->thread_rows : sgp_policy_flat_thread_rows(in, pl, T);
