@@ -357,11 +357,27 @@ unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint
 }
 
 /* At least 256 threads (8 waves of 32) so that short rows share a block,
- * otherwise one row per block (experiments 1, 2 and 4). */
+ * otherwise one row per block (experiments 1, 2 and 4). Rows held in
+ * registers at more than HELD_MANY_VALUES values a thread (16-bit rows of 56
+ * or 64) take blocks of at least HELD_BLOCK_THREADS: ptxas gives those
+ * threads 80-93 registers (f16 N = 6336: 93 in blocks of 256, 80 in blocks of
+ * 128), which hold 2 blocks of 256 threads a multiprocessor (16 waves) or 5-6
+ * of 128 (20-24 waves). Measured on an H200 (session 27, softgen-bench, 2
+ * rounds, spread median 0.3-0.5 %, p90 2-3 %; tools/bench/RESULTS.md "Rows held
+ * in registers: blocks of 128 threads"), 16-bit N = 400-7032 at M = 3000, 20000
+ * and ~1.5 GB: at 56-64 values geomean +5 % (f16 and bf16; N = 3296-7032
+ * +10-17 %, e.g. f16 117090 x 6336 0.88 -> 0.98 of the copy, 225085 x 3296 0.90
+ * -> 0.98; none under 0.99 of before); at 48 values mixed (-1 to +5 %), at
+ * 32-40 none to -2 %, f32 (at most 32 values) within 1 %: hence 48. */
 #define MIN_BLOCK_THREADS 256
-unsigned sgp_policy_block_threads(unsigned threads_per_row, unsigned wave) {
-  unsigned b = threads_per_row > MIN_BLOCK_THREADS ? threads_per_row : MIN_BLOCK_THREADS;
-  return b < wave ? wave : b;
+#define HELD_MANY_VALUES 48
+#define HELD_BLOCK_THREADS 128
+unsigned sgp_policy_block_threads(const sg_plan *pl, unsigned threads_per_row) {
+  uint64_t per_pass = (uint64_t)threads_per_row * pl->vec;
+  uint64_t values = ((uint64_t)pl->tile_n + per_pass - 1) / per_pass * pl->vec;
+  unsigned least = !pl->stage && values > HELD_MANY_VALUES ? HELD_BLOCK_THREADS : MIN_BLOCK_THREADS;
+  unsigned b = threads_per_row > least ? threads_per_row : least;
+  return b < pl->wave ? pl->wave : b;
 }
 
 /* The inner layout: blocks of INNER_BLOCK_THREADS rows (one thread a row), a

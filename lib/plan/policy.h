@@ -92,8 +92,9 @@ int sgp_policy_tiles(const sg_plan *pl, int shape_given);
 /* Chunks a thread holds per tile of a tiled row. */
 unsigned sgp_policy_tile_chunks(const sg_plan *pl);
 
-/* Threads a block has for rows of threads_per_row threads (no rows given). */
-unsigned sgp_policy_block_threads(unsigned threads_per_row, unsigned wave);
+/* Threads a block has for rows of threads_per_row threads (no rows given;
+ * pl: the row's share, vector and staging resolved; not flat). */
+unsigned sgp_policy_block_threads(const sg_plan *pl, unsigned threads_per_row);
 
 /* Rows in flight 2 (prefetch the next row block, a persistent grid) for a
  * registers plan with its shape resolved? */

@@ -285,7 +285,7 @@ static sg_status resolve_block(const sgp_input *in, const given *g, sg_plan *pl,
   if (!waves) {
     unsigned b = rows       ? rows * T
                  : pl->flat ? sgp_policy_flat_block(in, pl, T)
-                            : sgp_policy_block_threads(T, pl->wave);
+                            : sgp_policy_block_threads(pl, T);
     if (!rows && b > tg->max_block_threads && T <= tg->max_block_threads)
       b = tg->max_block_threads; /* the host: a block is one thread */
     if (b % pl->wave)
