@@ -113,10 +113,21 @@ void sgc_reduce_pairs(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef s, LLVMValueRef 
  * the row block starts, so that the load overlaps the row's. */
 LLVMValueRef sgc_grid_tag(sgc_ctx *cx);
 
+/* How far an exp's small results may be flushed to 0 (sgc_exp, the exp2
+ * hook): SGC_EXP_EXACT keeps every subnormal result; SGC_EXP_FLUSH lets
+ * results below 2^-126 be 0 (where they reach no output: a sum that holds
+ * a 1, an f16 output, whose smallest subnormal is 2^-24); SGC_EXP_FLUSH_BF16
+ * lets results below 2^-134 be 0 but keeps those from there to 2^-126 (a
+ * bf16 output: its smallest subnormal is 2^-133, and under 2^-134 a value
+ * rounds to 0). */
+enum { SGC_EXP_EXACT = 0, SGC_EXP_FLUSH = 1, SGC_EXP_FLUSH_BF16 = 2 };
+
 /* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors; flush:
- * results below 2^-126 may be 0 (where they reach no output: a sum that
- * holds a 1, an f16 output). */
+ * one of the SGC_EXP_ levels. */
 LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x, int flush);
+
+/* An f32 constant of v's type: c, or c in every lane of a vector. */
+LLVMValueRef sgc_const_like(sgc_ctx *cx, LLVMValueRef v, double c);
 
 /* exp(m - M), and exactly 1 when m == M (-inf - -inf would be NaN). */
 LLVMValueRef sgc_rescale(sgc_ctx *cx, LLVMValueRef m, LLVMValueRef M, int flush);

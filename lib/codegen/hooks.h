@@ -30,9 +30,9 @@ typedef struct sgc_hooks {
   LLVMValueRef (*grid_blocks)(struct sgc_ctx *cx);
   LLVMValueRef (*shuffle_xor)(struct sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsigned width);
   void (*barrier)(struct sgc_ctx *cx);
-  /* exp2; flush: results below 2^-126 may be 0 (where no output can tell:
-   * codegen/walk.c, exp_flushes), which NVIDIA's ex2 does in one instruction
-   * instead of four */
+  /* exp2; flush: how far results below 2^-126 may be 0 (codegen.h, the
+   * SGC_EXP_ levels; where no output can tell: codegen/walk.c, exp_flushes),
+   * which NVIDIA's ex2 does in one instruction instead of four */
   LLVMValueRef (*exp2)(struct sgc_ctx *cx, LLVMValueRef v, int flush);
   LLVMValueRef (*log2)(struct sgc_ctx *cx, LLVMValueRef v);
   /* f16 / bf16 vectors to f32 and back, where the target must convert in IR

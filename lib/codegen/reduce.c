@@ -61,14 +61,7 @@ LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVM
 }
 
 LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x, int flush) {
-  LLVMValueRef log2e = LLVMConstReal(cx->f32, M_LOG2E);
-  if (LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind) {
-    unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
-    LLVMValueRef e[SGC_MAX_VEC];
-    for (unsigned i = 0; i < n; i++)
-      e[i] = log2e;
-    log2e = LLVMConstVector(e, n);
-  }
+  LLVMValueRef log2e = sgc_const_like(cx, x, M_LOG2E);
   return cx->hooks->exp2(cx, LLVMBuildFMul(cx->b, x, log2e, ""), flush);
 }
 
@@ -515,8 +508,7 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
     e[c] = LLVMBuildFMul(b, e[c], rv, "");
 }
 
-/* A constant of v's type: c, or c in every lane of a vector. */
-static LLVMValueRef const_like(sgc_ctx *cx, LLVMValueRef v, double c) {
+LLVMValueRef sgc_const_like(sgc_ctx *cx, LLVMValueRef v, double c) {
   LLVMValueRef k = LLVMConstReal(cx->f32, c), e[SGC_MAX_VEC];
   if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
     return k;
@@ -534,13 +526,13 @@ void sgc_online_tile(sgc_ctx *cx, LLVMValueRef *m, LLVMValueRef *s, const LLVMVa
     v[c] = x[c];
   LLVMValueRef mn = vmax(cx, *m, tree1(cx, SGC_REDUCE_MAX, v, n));
   /* subtract 0 where the max is -inf (every value so far masked: exps 0) */
-  LLVMValueRef ninf = const_like(cx, mn, -INFINITY);
+  LLVMValueRef ninf = sgc_const_like(cx, mn, -INFINITY);
   LLVMValueRef shift = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, mn, ninf, ""),
-                                       const_like(cx, mn, 0.0), mn, "");
+                                       sgc_const_like(cx, mn, 0.0), mn, "");
   for (unsigned c = 0; c < n; c++)
     v[c] = sgc_exp(cx, LLVMBuildFSub(b, x[c], shift, ""), 1);
   LLVMValueRef same = LLVMBuildFCmp(b, LLVMRealOEQ, *m, mn, "");
-  LLVMValueRef rescale = LLVMBuildSelect(b, same, const_like(cx, mn, 1.0),
+  LLVMValueRef rescale = LLVMBuildSelect(b, same, sgc_const_like(cx, mn, 1.0),
                                          sgc_exp(cx, LLVMBuildFSub(b, *m, mn, ""), 1), "rescale");
   *s = LLVMBuildFAdd(b, LLVMBuildFMul(b, *s, rescale, ""), tree1(cx, SGC_REDUCE_SUM, v, n), "");
   *m = mn;

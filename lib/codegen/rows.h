@@ -133,7 +133,7 @@ typedef struct sgc_walk {
   sgc_addr a;                     /* where the row block's elements are */
   sgc_val vals[SGT_MAX_OPS];      /* per op of the template */
   int done[SGT_MAX_OPS];          /* ops already lowered by an online chain */
-  signed char exp_flush[SGT_MAX_OPS]; /* walk.c's exp_flushes, once known: 1 no, 2 yes */
+  signed char exp_flush[SGT_MAX_OPS]; /* walk.c's exp_flushes + 1, once known (0: not yet) */
   int seg;                        /* segment: reductions lowered so far in this row block */
   int read_ops[SGT_MAX_OPS];      /* the template's read ops, in order */
   unsigned nreads;

@@ -61,12 +61,6 @@ static LLVMValueRef read_chunk(sgc_walk *w, const sgt_op *op, unsigned c) {
   return v;
 }
 
-/* The f32 constant value shaped like v: a scalar, or a splat of the plan's vector. */
-static LLVMValueRef const_like(sgc_ctx *cx, LLVMValueRef v, double value) {
-  LLVMValueRef c = LLVMConstReal(cx->f32, value);
-  return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind ? sgc_splat(cx, c) : c;
-}
-
 /* How many writes op u's value goes to when every use of it is a write to an
  * f16 tensor (or bf16 too, where `bf16`); -1 when some use is anything else. */
 static int written_only_to(sgc_ctx *cx, int u, int bf16) {
@@ -83,13 +77,16 @@ static int written_only_to(sgc_ctx *cx, int u, int bf16) {
   return writes;
 }
 
-/* 1 when exp op i's results below 2^-126 reach no output as anything but 0,
- * so that the target may flush them (sgc_exp): the exp of an online chain
- * (exp(a - max(a)): at most 1, the row's max contributing 1 to its sum) used
- * only by its sum (log_softmax) and by its division (div, or safe_div: 0 for
- * a sum of 0) by that sum, each quotient (at most the exp) written only to f16
- * tensors, whose smallest subnormal is 2^-24. codegen/reduce.c flushes the
- * exps that it builds for a chain's sum alone (online pairs, rescales). */
+/* How far exp op i's small results may be flushed (sgc_exp, the SGC_EXP_
+ * levels): SGC_EXP_FLUSH where those below 2^-126 reach no output as
+ * anything but 0: the exp of an online chain (exp(a - max(a)): at most 1,
+ * the row's max contributing 1 to its sum) used only by its sum (log_softmax)
+ * and by its division (div, or safe_div: 0 for a sum of 0) by that sum, each
+ * quotient (at most the exp) written only to f16 tensors, whose smallest
+ * subnormal is 2^-24; SGC_EXP_FLUSH_BF16 where such quotients are written to
+ * bf16 tensors too (their smallest subnormal is 2^-133); else SGC_EXP_EXACT.
+ * codegen/reduce.c flushes the exps that it builds for a chain's sum alone
+ * (online pairs, rescales). */
 static int exp_flushes(sgc_walk *w, int i) {
   sgc_ctx *cx = w->cx;
   const sg_template *t = cx->t;
@@ -98,19 +95,22 @@ static int exp_flushes(sgc_walk *w, int i) {
     return 0;
   if (w->exp_flush[i])
     return w->exp_flush[i] - 1;
-  int chain = 0, e, s = -1, ok = 1;
+  int chain = 0, e, s = -1, level = SGC_EXP_FLUSH;
   for (int j = 0; j < t->nops && !chain; j++)
     chain = sgt_online_chain(t, j, &e, &s) && e == i;
-  for (int u = i + 1; chain && ok && u < t->nops; u++) {
+  for (int u = i + 1; chain && level != SGC_EXP_EXACT && u < t->nops; u++) {
     if ((o[u].operands[0] != i && o[u].operands[1] != i) || u == s)
       continue;
     int b = o[u].operands[1];
-    ok = (o[u].code == SGT_DIV || o[u].code == SGT_SAFE_DIV) && o[u].operands[0] == i &&
-         b >= 0 && o[b].code == SGT_BROADCAST && o[b].operands[0] == s &&
-         written_only_to(cx, u, 0) >= 0;
+    if (!((o[u].code == SGT_DIV || o[u].code == SGT_SAFE_DIV) && o[u].operands[0] == i && b >= 0 &&
+          o[b].code == SGT_BROADCAST && o[b].operands[0] == s))
+      level = SGC_EXP_EXACT;
+    else if (written_only_to(cx, u, 0) < 0)
+      level = written_only_to(cx, u, 1) < 0 ? SGC_EXP_EXACT : SGC_EXP_FLUSH_BF16;
   }
-  w->exp_flush[i] = (signed char)(chain && ok ? 2 : 1);
-  return chain && ok;
+  level = chain ? level : SGC_EXP_EXACT;
+  w->exp_flush[i] = (signed char)(level + 1);
+  return level;
 }
 
 /* 1 when div op i, exp(d) / broadcast(s), may be built as exp2(d log2(e) -
@@ -146,15 +146,16 @@ static LLVMValueRef elementwise(sgc_ctx *cx, sgt_opcode code, LLVMValueRef a, LL
   case SGT_NEG:
     return LLVMBuildFNeg(bd, a, "");
   case SGT_NINF_TO_ZERO:
-    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, a, const_like(cx, a, -INFINITY), ""),
-                           const_like(cx, a, 0.0), a, "");
+    return LLVMBuildSelect(bd,
+                           LLVMBuildFCmp(bd, LLVMRealOEQ, a, sgc_const_like(cx, a, -INFINITY), ""),
+                           sgc_const_like(cx, a, 0.0), a, "");
   case SGT_SAFE_DIV:
-    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, b, const_like(cx, b, 0.0), ""),
-                           const_like(cx, a, 0.0), LLVMBuildFDiv(bd, a, b, ""), "");
+    return LLVMBuildSelect(bd, LLVMBuildFCmp(bd, LLVMRealOEQ, b, sgc_const_like(cx, b, 0.0), ""),
+                           sgc_const_like(cx, a, 0.0), LLVMBuildFDiv(bd, a, b, ""), "");
   case SGT_EXP:
     return sgc_exp(cx, a, flush);
   case SGT_LOG:
-    return LLVMBuildFMul(bd, cx->hooks->log2(cx, a), const_like(cx, a, M_LN2), "");
+    return LLVMBuildFMul(bd, cx->hooks->log2(cx, a), sgc_const_like(cx, a, M_LN2), "");
   default:
     return NULL;
   }
@@ -219,7 +220,7 @@ static LLVMValueRef exp_div_chunk(sgc_walk *w, const sgt_op *op, unsigned c) {
   sgc_ctx *cx = w->cx;
   const sgt_op *e = &cx->t->ops[op->operands[0]];
   LLVMValueRef d = operand_chunk(w, e, 0, c);
-  LLVMValueRef args[3] = {d, const_like(cx, d, M_LOG2E), w->vals[op - cx->t->ops].neg_log2};
+  LLVMValueRef args[3] = {d, sgc_const_like(cx, d, M_LOG2E), w->vals[op - cx->t->ops].neg_log2};
   LLVMValueRef x = sgc_intrinsic(cx, "llvm.fmuladd", LLVMTypeOf(d), args, 3);
   return cx->hooks->exp2(cx, x, exp_flushes(w, op->operands[0]));
 }
@@ -461,7 +462,7 @@ void sgc_walk_op(sgc_walk *w, int i) {
   LLVMValueRef den = (op->code == SGT_DIV || op->code == SGT_SAFE_DIV)
                          ? ops_broadcast_scalar(w, op->operands[1]) : NULL;
   if (den) { /* safe_div: 1 / 0 -> 0, so a / 0 -> 0 */
-    LLVMValueRef one = const_like(cx, den, 1.0), zero = const_like(cx, den, 0.0);
+    LLVMValueRef one = sgc_const_like(cx, den, 1.0), zero = sgc_const_like(cx, den, 0.0);
     LLVMValueRef rc = LLVMBuildFDiv(cx->b, one, den, "recip");
     if (op->code == SGT_SAFE_DIV)
       rc = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, den, zero, ""), zero, rc, "");
