@@ -89,9 +89,10 @@ LLVMValueRef sgc_reduce_row(sgc_ctx *cx, sgc_reduce_kind kind, const sgc_chunks 
 /* The online softmax of a row value x (masked elements -inf): one reduction
  * of (max, sum of exp) pairs over the whole tree. Returns the row's max and
  * sum and, when e is not NULL, e = exp(x - max) (chunks: registers plans, and
- * staged ones that hold their exps, plan->hold), its values below 2^-126 0
- * when e_flush (sgc_exp). The exps that only enter the sum are flushed
- * always: the row's max contributes 1 to it. */
+ * staged ones that hold their exps, plan->hold), flushed as e_flush says
+ * (sgc_exp; SGC_EXP_SCALED_BF16: e 2^8 too large, the sum not). The exps
+ * that only enter the sum are flushed always: the row's max contributes 1 to
+ * it. */
 void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, int e_flush,
                            LLVMValueRef *max, LLVMValueRef *sum);
 
@@ -119,8 +120,12 @@ LLVMValueRef sgc_grid_tag(sgc_ctx *cx);
  * a 1, an f16 output, whose smallest subnormal is 2^-24); SGC_EXP_FLUSH_BF16
  * lets results below 2^-134 be 0 but keeps those from there to 2^-126 (a
  * bf16 output: its smallest subnormal is 2^-133, and under 2^-134 a value
- * rounds to 0). */
-enum { SGC_EXP_EXACT = 0, SGC_EXP_FLUSH = 1, SGC_EXP_FLUSH_BF16 = 2 };
+ * rounds to 0); SGC_EXP_SCALED_BF16 the same results 2^SGC_EXP_SCALE_LOG2
+ * times too large (2^8 exp(x): exp2(x log2(e) + 8) with the target's flush,
+ * no multiply back), for an exp whose every value is divided by the row's
+ * sum, whose reciprocal takes the 2^-8 once a row (walk.c, exp_level). */
+enum { SGC_EXP_EXACT = 0, SGC_EXP_FLUSH = 1, SGC_EXP_FLUSH_BF16 = 2, SGC_EXP_SCALED_BF16 = 3 };
+#define SGC_EXP_SCALE_LOG2 8
 
 /* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors; flush:
  * one of the SGC_EXP_ levels. */

@@ -62,6 +62,11 @@ LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVM
 
 LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x, int flush) {
   LLVMValueRef log2e = sgc_const_like(cx, x, M_LOG2E);
+  if (flush == SGC_EXP_SCALED_BF16) { /* 2^8 exp(x): results from 2^-134 up are normal */
+    LLVMValueRef args[3] = {x, log2e, sgc_const_like(cx, x, SGC_EXP_SCALE_LOG2)};
+    return cx->hooks->exp2(cx, sgc_intrinsic(cx, "llvm.fmuladd", LLVMTypeOf(x), args, 3),
+                           SGC_EXP_FLUSH);
+  }
   return cx->hooks->exp2(cx, LLVMBuildFMul(cx->b, x, log2e, ""), flush);
 }
 
@@ -455,6 +460,8 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
   LLVMValueRef mt, st, mc[SGP_STAGE_MAX_CHUNKS]; /* held exps: each chunk's running max */
+  /* exps kept 2^8 too large are rescaled by true ratios, and the sum unscaled */
+  int r_flush = e_flush == SGC_EXP_SCALED_BF16 ? SGC_EXP_FLUSH_BF16 : e_flush;
   if (pl->stage) { /* a running (max, sum) pair, one chunk at a time */
     mt = LLVMConstReal(cx->f32, -INFINITY);
     st = LLVMConstReal(cx->f32, 0.0);
@@ -494,16 +501,20 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
   partial acc = {{mt, st}};
   acc = across_threads(cx, SGC_REDUCE_ONLINE, acc);
   *max = acc.v[0];
-  *sum = acc.v[1];
+  *sum = e && e_flush == SGC_EXP_SCALED_BF16
+             ? LLVMBuildFMul(b, acc.v[1],
+                             sgc_const_like(cx, acc.v[1], 1.0 / (1 << SGC_EXP_SCALE_LOG2)),
+                             "sum.unscaled")
+             : acc.v[1];
   if (!e)
     return;
   if (pl->stage) { /* held exps: chunk c's were relative to the running max after it */
     for (unsigned c = 0; c < pl->chunks; c++)
-      e[c] = LLVMBuildFMul(b, e[c], splat_f32(cx, sgc_rescale(cx, mc[c], acc.v[0], e_flush)), "");
+      e[c] = LLVMBuildFMul(b, e[c], splat_f32(cx, sgc_rescale(cx, mc[c], acc.v[0], r_flush)), "");
     return;
   }
   /* the thread's exps were relative to its own max: rescale to the row's */
-  LLVMValueRef rv = splat_f32(cx, sgc_rescale(cx, mt, acc.v[0], e_flush)); /* 0: all -inf */
+  LLVMValueRef rv = splat_f32(cx, sgc_rescale(cx, mt, acc.v[0], r_flush)); /* 0: all -inf */
   for (unsigned c = 0; c < pl->chunks; c++)
     e[c] = LLVMBuildFMul(b, e[c], rv, "");
 }

@@ -214,6 +214,11 @@ void sgc_walk_write(sgc_walk *w, const sgt_op *op);
 /* Chunk c of row value i with `fill` (a splat) past N: a reduction's input. */
 LLVMValueRef sgc_walk_masked(sgc_walk *w, int i, LLVMValueRef fill, unsigned c);
 
+/* Reduction op i's value v, reduced from its operand's chunks by a strategy:
+ * v, or the sum of an exp built 2^8 too large (codegen.h, SGC_EXP_SCALED_BF16)
+ * brought back, 2^-8 v. */
+LLVMValueRef sgc_walk_reduced(sgc_walk *w, int i, LLVMValueRef v);
+
 /* The causal op's limit for this thread's row, once a row: q + offset - col,
  * the lanes j <= limit of chunk 0 kept (q = row mod L, or row when L <= 0;
  * col: the thread's first column, a cluster's block starting at col_base),

@@ -143,7 +143,7 @@ static void walk_tiles(sgc_walk *w) {
         w->vals[sum].is_row = 0;
         w->done[sum] = 1;
       } else {
-        w->vals[i].scalar = sgc_reduce_row(cx, tp.kind, &x);
+        w->vals[i].scalar = sgc_walk_reduced(w, i, sgc_reduce_row(cx, tp.kind, &x));
       }
       w->seg++;
     } else if (op->code != SGT_WRITE) {

@@ -113,6 +113,28 @@ static int exp_flushes(sgc_walk *w, int i) {
   return level;
 }
 
+/* How op i's exps are built (sgc_exp): exp_flushes's level, but where that is
+ * SGC_EXP_FLUSH_BF16, SGC_EXP_SCALED_BF16: every value of the exp 2^8 too
+ * large (no multiply back: its only uses, the chain's sum and divisions by
+ * that sum, take the 2^-8 once a row: the sum unscaled, the division's 1 / s
+ * made 2^-8 / s). Chunks built anywhere (at the op, rebuilt per pass, a
+ * masked chunk's value, the online reduction's kept exps) are built so; an
+ * online reduction that rebuilds them sums its own exps, unscaled; the fused
+ * exp and division (exp_div_chunk) builds the quotient itself. 0 for ops
+ * that are no exp. */
+static int exp_level(sgc_walk *w, int i) {
+  int level = exp_flushes(w, i);
+  return level == SGC_EXP_FLUSH_BF16 ? SGC_EXP_SCALED_BF16 : level;
+}
+
+LLVMValueRef sgc_walk_reduced(sgc_walk *w, int i, LLVMValueRef v) {
+  const sgt_op *op = &w->cx->t->ops[i];
+  if (op->code != SGT_SUM || exp_level(w, op->operands[0]) != SGC_EXP_SCALED_BF16)
+    return v;
+  return LLVMBuildFMul(w->cx->b, v, sgc_const_like(w->cx, v, 1.0 / (1 << SGC_EXP_SCALE_LOG2)),
+                       "sum.unscaled");
+}
+
 /* 1 when div op i, exp(d) / broadcast(s), may be built as exp2(d log2(e) -
  * log2(s)) where its exp is not at hand (a strategy that rebuilds row values
  * per pass: staged rows' pass two), one fma in place of two multiplies: the
@@ -250,7 +272,7 @@ static LLVMValueRef row_chunk(sgc_walk *w, int i, unsigned c) {
     r = LLVMBuildFMul(cx->b, operand_chunk(w, op, 0, c), v->recip, "");
   else
     r = elementwise(cx, op->code, operand_chunk(w, op, 0, c),
-                    op->operands[1] >= 0 ? operand_chunk(w, op, 1, c) : NULL, exp_flushes(w, i));
+                    op->operands[1] >= 0 ? operand_chunk(w, op, 1, c) : NULL, exp_level(w, i));
   v->chunks[c] = r;
   v->seg[c] = w->seg;
   return r;
@@ -275,7 +297,7 @@ static LLVMValueRef dead_value(sgc_walk *w, int i) {
     return LLVMBuildFMul(w->cx->b, a, v->recip_scalar, "");
   if (op->operands[1] >= 0 && !(bv = dead_value(w, op->operands[1])))
     return NULL;
-  return elementwise(w->cx, op->code, a, bv, exp_flushes(w, i));
+  return elementwise(w->cx, op->code, a, bv, exp_level(w, i));
 }
 
 /* 1 when op i's value in a wholly masked chunk is the constant `identity`. */
@@ -420,7 +442,7 @@ void sgc_walk_op(sgc_walk *w, int i) {
     int rebuild = per_pass && !pl->hold;
     masked_src src = {w, op->operands[0], sgc_splat(cx, LLVMConstReal(cx->f32, -INFINITY))};
     sgc_chunks x = masked_reduction(&src, -INFINITY);
-    sgc_reduce_row_online(cx, &x, rebuild ? NULL : vals[exp_op].chunks, exp_flushes(w, exp_op),
+    sgc_reduce_row_online(cx, &x, rebuild ? NULL : vals[exp_op].chunks, exp_level(w, exp_op),
                           &out->scalar, &vals[sum_op].scalar);
     vals[sum_op].is_row = 0;
     w->done[sum_op] = 1;
@@ -445,7 +467,7 @@ void sgc_walk_op(sgc_walk *w, int i) {
     sgc_reduce_kind kind = op->code == SGT_MAX ? SGC_REDUCE_MAX : SGC_REDUCE_SUM;
     masked_src src = {w, op->operands[0], sgc_splat(cx, sgc_identity(cx, kind))};
     sgc_chunks x = masked_reduction(&src, kind == SGC_REDUCE_MAX ? -INFINITY : 0.0);
-    out->scalar = sgc_reduce_row(cx, kind, &x);
+    out->scalar = sgc_walk_reduced(w, i, sgc_reduce_row(cx, kind, &x));
     w->seg++;
     return;
   }
@@ -461,9 +483,12 @@ void sgc_walk_op(sgc_walk *w, int i) {
   }
   LLVMValueRef den = (op->code == SGT_DIV || op->code == SGT_SAFE_DIV)
                          ? ops_broadcast_scalar(w, op->operands[1]) : NULL;
-  if (den) { /* safe_div: 1 / 0 -> 0, so a / 0 -> 0 */
+  if (den) { /* safe_div: 1 / 0 -> 0, so a / 0 -> 0; a scaled exp: 2^-8 / s */
     LLVMValueRef one = sgc_const_like(cx, den, 1.0), zero = sgc_const_like(cx, den, 0.0);
     LLVMValueRef rc = LLVMBuildFDiv(cx->b, one, den, "recip");
+    if (exp_level(w, op->operands[0]) == SGC_EXP_SCALED_BF16) /* a reciprocal, then exact */
+      rc = LLVMBuildFMul(cx->b, rc, sgc_const_like(cx, den, 1.0 / (1 << SGC_EXP_SCALE_LOG2)),
+                         "recip.scaled");
     if (op->code == SGT_SAFE_DIV)
       rc = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, den, zero, ""), zero, rc, "");
     out->recip = sgc_splat(cx, rc);

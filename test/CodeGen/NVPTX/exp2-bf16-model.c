@@ -5,12 +5,15 @@
 // written to bf16, today's way (ex2.approx.f32 keeps subnormals) against
 // 2^-8 ex2.approx.ftz(x + 8): the two differ by at most one bf16 ulp and
 // rarely (rounding ties moved by the rounding of x + 8), and no nonzero
-// quotient becomes 0. Both forms the kernels use: exp times 1 / s (rows in
-// registers), and exp2(x - log2 s) (the fused division of staged rows, where
-// the 8 joins -log2 s). x spans [-200, 0], half of it the edge [-140, -120].
+// quotient becomes 0. The three forms the kernels use: exp times 1 / s; the
+// exp kept 2^8 too large (SGC_EXP_SCALED_BF16: ex2.approx.ftz(x + 8), no
+// multiply back) times 2^-8 / s (rows in registers, held exps); and
+// exp2(x - log2 s) (the fused division of staged rows, where the 8 joins
+// -log2 s). x spans [-200, 0], half of it the edge [-140, -120].
 // RUN: %cc -std=c11 -O2 %s -lm -o %t
 // RUN: %t | FileCheck %s
 // CHECK: recip: 0 differ by more than one ulp, 0 lost, {{[0-9]+}} of 4000000 by one
+// CHECK: scaled: 0 differ by more than one ulp, 0 lost, {{[0-9]+}} of 4000000 by one
 // CHECK: fused: 0 differ by more than one ulp, 0 lost, {{[0-9]+}} of 4000000 by one
 #include <math.h>
 #include <stdint.h>
@@ -33,16 +36,20 @@ static double uniform(void) { /* xorshift64, [0, 1) */
 }
 
 int main(void) {
-  for (int fused = 0; fused < 2; fused++) {
+  static const char *const form[3] = {"recip", "scaled", "fused"};
+  for (int f = 0; f < 3; f++) {
     long one = 0, more = 0, lost = 0, n = 4000000;
     for (long i = 0; i < n; i++) {
       float x = i & 1 ? -120.0f - (float)uniform() * 20.0f : -(float)uniform() * 200.0f;
       float s = 1.0f + (float)uniform() * (i % 3 ? 1.0f : 1e6f);
       float a, b;
-      if (fused) { /* exp2(x - log2 s) */
+      if (f == 2) { /* exp2(x - log2 s) */
         float nl = -log2f(s);
         a = exp2f(x + nl);
         b = ex2_ftz(x + (nl + 8.0f)) * 0x1p-8f;
+      } else if (f == 1) { /* 2^8 exp times 2^-8 / s */
+        a = exp2f(x) * (1.0f / s);
+        b = ex2_ftz(x + 8.0f) * ((1.0f / s) * 0x1p-8f);
       } else { /* exp times 1 / s */
         a = exp2f(x) * (1.0f / s);
         b = offset(x) * (1.0f / s);
@@ -52,8 +59,8 @@ int main(void) {
       more += d > 1;
       lost += bf16(b) == 0 && bf16(a) != 0;
     }
-    printf("%s: %ld differ by more than one ulp, %ld lost, %ld of %ld by one\n",
-           fused ? "fused" : "recip", more, lost, one, n);
+    printf("%s: %ld differ by more than one ulp, %ld lost, %ld of %ld by one\n", form[f], more,
+           lost, one, n);
   }
   return 0;
 }
