@@ -73,13 +73,10 @@ static LLVMValueRef add_folded(sgc_ctx *cx, LLVMValueRef v, LLVMValueRef k) {
  * v + 8 rounds to 2^-21 at most (a few f32 ulps of the result, under a bf16
  * output's rounding: in a model of ex2 as exp2f, 16 of 40M bf16 quotients
  * moved one ulp, none was lost: test/CodeGen/NVPTX/exp2-bf16-model.c). */
-#define EXP2_BF16_OFFSET 8
 static LLVMValueRef exp2_fast(sgc_ctx *cx, LLVMValueRef v, int flush) {
   if (flush == SGC_EXP_FLUSH_BF16) {
-    LLVMValueRef x = add_folded(cx, v, sgc_const_like(cx, v, EXP2_BF16_OFFSET));
-    LLVMValueRef r = sgc_map_scalar(cx, "llvm.nvvm.ex2.approx.ftz", x);
-    return LLVMBuildFMul(cx->b, r, sgc_const_like(cx, v, 1.0 / (1 << EXP2_BF16_OFFSET)),
-                         "exp2.scaled");
+    LLVMValueRef x = add_folded(cx, v, sgc_const_like(cx, v, SGC_EXP_SCALE_LOG2));
+    return sgc_exp_unscale(cx, sgc_map_scalar(cx, "llvm.nvvm.ex2.approx.ftz", x), "exp2.scaled");
   }
   if (flush)
     return sgc_map_scalar(cx, "llvm.nvvm.ex2.approx.ftz", v);

@@ -125,7 +125,12 @@ LLVMValueRef sgc_grid_tag(sgc_ctx *cx);
  * no multiply back), for an exp whose every value is divided by the row's
  * sum, whose reciprocal takes the 2^-8 once a row (walk.c, exp_level). */
 enum { SGC_EXP_EXACT = 0, SGC_EXP_FLUSH = 1, SGC_EXP_FLUSH_BF16 = 2, SGC_EXP_SCALED_BF16 = 3 };
+/* The 8 of both bf16 levels: added to the exponent, taken back as 2^-8. */
 #define SGC_EXP_SCALE_LOG2 8
+
+/* v (f32, scalar or vector) times 2^-SGC_EXP_SCALE_LOG2: exact, a subnormal
+ * product kept. */
+LLVMValueRef sgc_exp_unscale(sgc_ctx *cx, LLVMValueRef v, const char *name);
 
 /* exp(x) as exp2(x * log2(e)) (target hook), for scalars or vectors; flush:
  * one of the SGC_EXP_ levels. */

@@ -60,6 +60,10 @@ LLVMValueRef sgc_combine(sgc_ctx *cx, sgc_reduce_kind kind, LLVMValueRef a, LLVM
   return kind == SGC_REDUCE_SUM ? LLVMBuildFAdd(cx->b, a, b, "") : vmax(cx, a, b);
 }
 
+LLVMValueRef sgc_exp_unscale(sgc_ctx *cx, LLVMValueRef v, const char *name) {
+  return LLVMBuildFMul(cx->b, v, sgc_const_like(cx, v, 1.0 / (1 << SGC_EXP_SCALE_LOG2)), name);
+}
+
 LLVMValueRef sgc_exp(sgc_ctx *cx, LLVMValueRef x, int flush) {
   LLVMValueRef log2e = sgc_const_like(cx, x, M_LOG2E);
   if (flush == SGC_EXP_SCALED_BF16) { /* 2^8 exp(x): results from 2^-134 up are normal */
@@ -501,11 +505,8 @@ void sgc_reduce_row_online(sgc_ctx *cx, const sgc_chunks *x, LLVMValueRef *e, in
   partial acc = {{mt, st}};
   acc = across_threads(cx, SGC_REDUCE_ONLINE, acc);
   *max = acc.v[0];
-  *sum = e && e_flush == SGC_EXP_SCALED_BF16
-             ? LLVMBuildFMul(b, acc.v[1],
-                             sgc_const_like(cx, acc.v[1], 1.0 / (1 << SGC_EXP_SCALE_LOG2)),
-                             "sum.unscaled")
-             : acc.v[1];
+  *sum = e && e_flush == SGC_EXP_SCALED_BF16 ? sgc_exp_unscale(cx, acc.v[1], "sum.unscaled")
+                                             : acc.v[1];
   if (!e)
     return;
   if (pl->stage) { /* held exps: chunk c's were relative to the running max after it */

@@ -131,8 +131,7 @@ LLVMValueRef sgc_walk_reduced(sgc_walk *w, int i, LLVMValueRef v) {
   const sgt_op *op = &w->cx->t->ops[i];
   if (op->code != SGT_SUM || exp_level(w, op->operands[0]) != SGC_EXP_SCALED_BF16)
     return v;
-  return LLVMBuildFMul(w->cx->b, v, sgc_const_like(w->cx, v, 1.0 / (1 << SGC_EXP_SCALE_LOG2)),
-                       "sum.unscaled");
+  return sgc_exp_unscale(w->cx, v, "sum.unscaled");
 }
 
 /* 1 when div op i, exp(d) / broadcast(s), may be built as exp2(d log2(e) -
@@ -487,8 +486,7 @@ void sgc_walk_op(sgc_walk *w, int i) {
     LLVMValueRef one = sgc_const_like(cx, den, 1.0), zero = sgc_const_like(cx, den, 0.0);
     LLVMValueRef rc = LLVMBuildFDiv(cx->b, one, den, "recip");
     if (exp_level(w, op->operands[0]) == SGC_EXP_SCALED_BF16) /* a reciprocal, then exact */
-      rc = LLVMBuildFMul(cx->b, rc, sgc_const_like(cx, den, 1.0 / (1 << SGC_EXP_SCALE_LOG2)),
-                         "recip.scaled");
+      rc = sgc_exp_unscale(cx, rc, "recip.scaled");
     if (op->code == SGT_SAFE_DIV)
       rc = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealOEQ, den, zero, ""), zero, rc, "");
     out->recip = sgc_splat(cx, rc);
