@@ -75,8 +75,8 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * 0.74 / 0.67 -> 0.94 / 0.86, 607997 x 20 0.84 / 0.76 -> 1.06 / 1.04, 2M x 228
  * and 252 +2-4 %, f32 5627469 x 10 0.79 -> 0.99, 4875253 x 46 0.85 -> 0.92,
  * but f32 128528 x 26 1.12 -> 0.93 (N = 6, 38, 82 within 1 %). Rows up to 1 KB
- * lost again in the same run (16-bit N = 269-499 and f32 N = 137-225: at M =
- * 7454-32761 0.82-0.89 of before, at large M -6 % to +2 %), so
+ * lost again in the same run (odd 16-bit N = 269-499 x 0.82-0.93 of before at
+ * 7454-32761 rows, x 0.89-1.05 at 204K-1.2M; f32 N = 137-225 x 0.82-0.92), so
  * SGP_FLAT_ROW_BYTES stays 512. Launches
  * of few blocks were too (copy under 3 us: 0.8-1.0 -> 0.5-0.7; f16 N = 17 at
  * M = 2474, 20 blocks: 0.81 -> 0.58, at M = 189635, 1481 blocks: 0.49 -> 0.76), so a flat plan
@@ -365,9 +365,10 @@ unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint
  * of 128 (20-24 waves). Measured on an H200 (session 27, softgen-bench, 2
  * rounds, spread median 0.3-0.5 %, p90 2-3 %; tools/bench/RESULTS.md "Rows held
  * in registers: blocks of 128 threads"), 16-bit N = 400-7032 at M = 3000, 20000
- * and ~1.5 GB: at 56-64 values geomean +5 % (f16 and bf16; N = 3296-7032
- * +10-17 %, e.g. f16 117090 x 6336 0.88 -> 0.98 of the copy, 225085 x 3296 0.90
- * -> 0.98; none under 0.99 of before); at 48 values mixed (-1 to +5 %), at
+ * and ~1.5 GB: at 56-64 values geomean +5 % (f16 and bf16; N = 2048-4095
+ * +10 %, 6168-7032 +7-17 %, e.g. f16 117090 x 6336 0.88 -> 0.98 of the copy,
+ * 225085 x 3296 0.90 -> 0.98; none under 0.99 of before); at 48 values mixed
+ * (-1 to +5 %), at
  * 32-40 none to -2 %, f32 (at most 32 values) within 1 %: hence 48. */
 #define MIN_BLOCK_THREADS 256
 #define HELD_MANY_VALUES 48
