@@ -368,8 +368,8 @@ unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint
  * and ~1.5 GB: at 56-64 values geomean +5 % (f16 and bf16; N = 2048-4095
  * +10 %, 6168-7032 +7-17 %, e.g. f16 117090 x 6336 0.88 -> 0.98 of the copy,
  * 225085 x 3296 0.90 -> 0.98; none under 0.99 of before); at 48 values mixed
- * (-1 to +5 %), at
- * 32-40 none to -2 %, f32 (at most 32 values) within 1 %: hence 48. */
+ * (-1 to +5 %), at 32-40 none to -2 %, f32 (at most 32 values) within 1 %:
+ * hence 48. */
 #define MIN_BLOCK_THREADS 256
 #define HELD_MANY_VALUES 48
 #define HELD_BLOCK_THREADS 128
