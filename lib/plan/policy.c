@@ -242,10 +242,15 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
  * rows a thread (141 registers, a 147 KB image: one block a multiprocessor),
  * 0.92 / 0.83 at 2, 0.92 / 0.86 at 1 (0.79 / 0.76 not flat). */
 #define FLAT_NARROW_VECTOR_BYTES 4
+/* The values a thread holds of a row of n elements over `threads` threads
+ * in vectors of vec: whole vectors, the last pass masked. */
+static uint64_t thread_values(int64_t n, unsigned threads, unsigned vec) {
+  uint64_t per_pass = (uint64_t)threads * vec;
+  return ((uint64_t)n + per_pass - 1) / per_pass * vec;
+}
 unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
                                      unsigned threads_per_row) {
-  uint64_t per_pass = (uint64_t)threads_per_row * pl->vec;
-  uint64_t elems = ((uint64_t)in->p->n + per_pass - 1) / per_pass * pl->vec;
+  uint64_t elems = thread_values(in->p->n, threads_per_row, pl->vec);
   /* two reads; the host's; a causal op's (spilled at two rows, 64 registers) */
   if (in->read_bytes != in->widest_read || pl->wave == 1 || in->causal)
     return 1;
@@ -374,8 +379,7 @@ unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint
 #define HELD_MANY_VALUES 48
 #define HELD_BLOCK_THREADS 128
 unsigned sgp_policy_block_threads(const sg_plan *pl, unsigned threads_per_row) {
-  uint64_t per_pass = (uint64_t)threads_per_row * pl->vec;
-  uint64_t values = ((uint64_t)pl->tile_n + per_pass - 1) / per_pass * pl->vec;
+  uint64_t values = thread_values(pl->tile_n, threads_per_row, pl->vec);
   unsigned least = !pl->stage && values > HELD_MANY_VALUES ? HELD_BLOCK_THREADS : MIN_BLOCK_THREADS;
   unsigned b = threads_per_row > least ? threads_per_row : least;
   return b < pl->wave ? pl->wave : b;
