@@ -205,7 +205,7 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
  * rows share them. Rows of one read: FLAT_THREAD_ROWS rows a thread where it
  * holds at most FLAT_THREAD_ROWS_ELEMS 16-bit elements of each (those plans
  * copy the next row block ahead: sgp_policy_prefetch), FLAT_FEW_THREAD_ROWS
- * for f32 rows and for 16-bit threads of more than FLAT_UNCAPPED_ELEMS
+ * for f32 rows (but FLAT_WIDE_F32_VALUES) and for 16-bit threads of more than FLAT_UNCAPPED_ELEMS
  * elements (registers capped: sgp_policy_flat_blocks_per_sm), one between.
  * Rows of two reads or more keep one (not measured), and so do templates with
  * a causal op (ptxas: 16-bit threads of more than 21 elements spilled up to 72
@@ -242,6 +242,17 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
  * rows a thread (141 registers, a 147 KB image: one block a multiprocessor),
  * 0.92 / 0.83 at 2, 0.92 / 0.86 at 1 (0.79 / 0.76 not flat). */
 #define FLAT_NARROW_VECTOR_BYTES 4
+/* f32 threads of 8-byte vectors (N = 2 mod 4) take FLAT_FEW_THREAD_ROWS rows
+ * while they hold at most FLAT_WIDE_F32_VALUES values of a row, one row past
+ * it: at 14-16 values two rows took 102-111 registers (two 256-thread blocks a
+ * multiprocessor; 80 at 10-12 values, one row 48). Measured on an H200
+ * (session 28, "f32 rows of 8-byte vectors: one row a thread past 12
+ * values"), one row against two at 8M-134M elements: N = 26, 30, 62, 126
+ * (14-16 values) 0.71-0.83 -> 0.91-1.05 of the copy (x 1.23-1.29), N = 14
+ * x 1.01-1.05; N = 6, 10, 18, 22, 46, 82 (3-12 values) two rows won by 1-12 %.
+ * Odd f32 N (4-byte vectors) keep two (mixed: N = 127 one row x 1.07-1.10, N =
+ * 31, 101 two rows by 3-7 %). */
+#define FLAT_WIDE_F32_VALUES 12
 /* The values a thread holds of a row of n elements over `threads` threads
  * in vectors of vec: whole vectors, the last pass masked. */
 static uint64_t thread_values(int64_t n, unsigned threads, unsigned vec) {
@@ -257,7 +268,9 @@ unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
   int narrow = pl->vec * in->read_bytes <= FLAT_NARROW_VECTOR_BYTES;
   if (flat_short(in, pl) && narrow)
     return FLAT_SHORT_THREAD_ROWS;
-  if (in->read_bytes != 2 || elems > FLAT_UNCAPPED_ELEMS)
+  if (in->read_bytes != 2) /* f32 */
+    return narrow || elems <= FLAT_WIDE_F32_VALUES ? FLAT_FEW_THREAD_ROWS : 1;
+  if (elems > FLAT_UNCAPPED_ELEMS)
     return FLAT_FEW_THREAD_ROWS;
   return elems <= FLAT_THREAD_ROWS_ELEMS && narrow ? FLAT_THREAD_ROWS : 1;
 }
