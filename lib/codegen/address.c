@@ -67,6 +67,10 @@ static uint64_t last_columns(const sg_plan *pl) {
   return (uint64_t)pl->n - (uint64_t)(pl->cluster - 1) * (uint64_t)pl->tile_n;
 }
 
+static LLVMValueRef i64c(sgc_ctx *cx, int64_t v) {
+  return LLVMConstInt(cx->i64, (unsigned long long)v, 1);
+}
+
 void sgc_addr_init(sgc_ctx *cx, sgc_addr *a) {
   const sg_plan *pl = cx->plan;
   const sg_template *t = cx->t;
@@ -77,9 +81,19 @@ void sgc_addr_init(sgc_ctx *cx, sgc_addr *a) {
     if (pl->layout == SG_LAYOUT_INNER)
       a->nstride[i] = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 2 + i));
   }
+  a->rows = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
+  for (int i = 0; pl->peel && pl->layout == SG_LAYOUT_ROWS && i < t->ntensors; i++) {
+    /* the bytes of its rows: row r's N elements from (r x stride) on, r < M (or R) */
+    LLVMBuilderRef b = cx->b;
+    LLVMValueRef rows = a->repeat[i] ? a->repeat[i] : a->rows;
+    LLVMValueRef last = LLVMBuildSub(b, rows, i64c(cx, 1), "");
+    LLVMValueRef elems = LLVMBuildAdd(b, LLVMBuildMul(b, last, a->stride[i], ""), cx->cols, "");
+    a->span_lo[i] = LLVMBuildPtrToInt(b, a->ptr[i], cx->i64, "span.lo");
+    a->span_hi[i] = LLVMBuildAdd(
+        b, a->span_lo[i], LLVMBuildMul(b, elems, i64c(cx, sgc_elem_bytes(cx, i)), ""), "span.hi");
+  }
   if (pl->layout == SG_LAYOUT_INNER)
     a->inner = LLVMGetParam(cx->fn, (unsigned)(2 * t->ntensors + 1));
-  a->rows = LLVMGetParam(cx->fn, (unsigned)t->ntensors);
   for (int i = 0; pl->pack > 1 && i < t->ntensors; i++) { /* packed rows: one aligned span? */
     LLVMBuilderRef b = cx->b;
     unsigned long long bytes = (unsigned long long)pl->vec * sgc_elem_bytes(cx, i);
@@ -128,10 +142,6 @@ static LLVMValueRef inner_row_base(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRe
  * that every vector access of the first read tensor (and of any tensor whose
  * row has the same h) is aligned. Columns outside [0, N), only in the head
  * chunk and the chunks that can cross N (a->check), are masked per lane. */
-
-static LLVMValueRef i64c(sgc_ctx *cx, int64_t v) {
-  return LLVMConstInt(cx->i64, (unsigned long long)v, 1);
-}
 
 /* The tensor whose shift is the row's: the first read. */
 static int peel_anchor(sgc_ctx *cx) {
@@ -290,13 +300,32 @@ LLVMValueRef sgc_peel_elements(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef ro
   return phi;
 }
 
-/* Chunk c of tensor ti: one vector load where the chunk lies in the row and
- * the tensor shares its shift; else sgc_peel_elements. */
+/* i1: chunk c's vector of tensor ti at `row` lies within the tensor's rows
+ * (span_lo, span_hi), so that it may be read whole though some of its lanes
+ * are outside the row (the row before's tail, the row after's head, masked
+ * later); NULL where unknown (the inner layout). */
+static LLVMValueRef peel_in_span(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, unsigned c) {
+  LLVMBuilderRef b = cx->b;
+  if (!a->span_hi[ti])
+    return NULL;
+  LLVMValueRef at =
+      LLVMBuildPtrToInt(b, sgc_element_ptr(cx, a, ti, row, a->col[c]), cx->i64, "vec.at");
+  LLVMValueRef end = LLVMBuildAdd(b, at, i64c(cx, cx->plan->vec * sgc_elem_bytes(cx, ti)), "");
+  return LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, at, a->span_lo[ti], ""),
+                      LLVMBuildICmp(b, LLVMIntULE, end, a->span_hi[ti], ""), "vec.in.span");
+}
+
+/* Chunk c of tensor ti: one vector load where the tensor shares the row's
+ * shift and the vector lies in the row or, past its ends, within the
+ * tensor's rows; else sgc_peel_elements. */
 static LLVMValueRef peel_load(sgc_ctx *cx, sgc_addr *a, int ti, LLVMValueRef row, unsigned c) {
   LLVMBuilderRef b = cx->b;
   LLVMValueRef fast = sgc_peel_fast(cx, a, ti, c);
   if (!fast)
     return vector_load(cx, a, ti, row, a->col[c]);
+  LLVMValueRef in_span = a->col_full[c] ? peel_in_span(cx, a, ti, row, c) : NULL;
+  if (in_span)
+    fast = and_opt(cx, LLVMBuildOr(b, a->col_full[c], in_span, "peel.whole"), a->aligned[ti]);
   LLVMTypeRef vt = LLVMVectorType(sgc_elem_type(cx, ti), cx->plan->vec);
   LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.vector");
   LLVMBasicBlockRef parts = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "peel.elements");

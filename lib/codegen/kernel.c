@@ -72,6 +72,10 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   cx->row_in_block = /* packed rows: a thread's first row (threads_per_row is 1) */
       pl->pack > 1 ? LLVMBuildShl(b, cx->tid, LLVMConstInt(cx->i32, pshift, 0), "row.in.block")
                    : LLVMBuildLShr(b, cx->tid, LLVMConstInt(cx->i32, tshift, 0), "row.in.block");
+  if (pl->flat && pl->row_step > 1) /* rows a pass apart on the image's banks (plan->row_step) */
+    cx->row_in_block = LLVMBuildAnd(
+        b, LLVMBuildMul(b, cx->row_in_block, LLVMConstInt(cx->i32, pl->row_step, 0), ""),
+        LLVMConstInt(cx->i32, pl->block_threads / pl->threads_per_row - 1, 0), "row.in.block");
   cx->first_row_in_block = cx->row_in_block;
   cx->lane_in_row =
       LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, pl->threads_per_row - 1, 0), "lane");

@@ -40,6 +40,8 @@ typedef struct sgc_addr {
                                               workgroup's (i1); NULL when always */
   LLVMValueRef col_full[SGC_MAX_CHUNKS];   /* checked chunks: every lane in [0, N) (i1) */
   LLVMValueRef col_any[SGC_MAX_CHUNKS];    /* checked chunks: some lane in [0, N) (i1) */
+  LLVMValueRef span_lo[SGT_MAX_TENSORS];   /* the tensor's first and last byte + 1 (i64 */
+  LLVMValueRef span_hi[SGT_MAX_TENSORS];   /* addresses, rows layout), else NULL */
   /* Packed rows (plan->pack): the tensor's rows are one span (stride N) that
    * starts at a whole vector (i1), set once in the entry block. */
   LLVMValueRef pack_span[SGT_MAX_TENSORS];

@@ -119,6 +119,9 @@ struct sg_plan {
   unsigned thread_rows;     /* flat rows: rows a thread computes in each row block (1 in
                                every other plan), rows tid / T + j x block_threads / T of
                                the block for j < thread_rows; rows_per_block counts them */
+  unsigned row_step;        /* flat rows: the thread group g of a pass (g = tid / T) takes
+                               row (g x row_step) mod (block_threads / T), so that a wave's
+                               rows fall on different shared-memory banks (odd; 1: g) */
   unsigned stage_pitch;     /* elements a staged row occupies: chunks x threads_per_row x vec */
   unsigned stage_bytes;     /* dynamic shared memory of the staged rows (0 when not staged) */
   unsigned blocks_per_sm;   /* staged: blocks the shared memory lets a multiprocessor hold,

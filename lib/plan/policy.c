@@ -33,7 +33,10 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
 /* Peeled rows: on the GPUs (target peel_rows), an odd N (one element the
  * widest vector dividing it) of at least PEEL_MIN_VECTORS full vectors is read
  * in 16-byte vectors all the same, each row shifted to its own alignment with
- * its partial head and tail vectors element by element. Measured on an H100
+ * its partial head and tail vectors element by element (read whole since
+ * session 28 where the vector lies within the tensor's rows: codegen/address.c
+ * peel_in_span; odd 16-bit N of 269-1001 at large M x 1.11-1.19 of the copy
+ * ratio, RESULTS.md "Peeled rows: partial vectors read whole"). Measured on an H100
  * (tools/bench/RESULTS.md "Second change: peeled rows"), kernel alone against the copy,
  * 16-bit: odd N of 71-2337 at large M from 0.32-0.77 to 0.54-1.02, f32 odd N
  * from 0.63-0.84 to 0.99-1.16; but where N allows 2 or 4 elements a vector
@@ -44,12 +47,20 @@ unsigned sgp_policy_vec(unsigned vlimit, unsigned esize, int64_t n) {
  * a row more than the wide body saves there. Only the rows layout asks (the
  * inner layout reads one element a thread). Rows that flat plans take
  * (sgp_policy_flat: up to SGP_FLAT_ROW_BYTES, where the target stages) are not
- * peeled. */
+ * peeled.
+ * Rows of at least PEEL_NARROW_MIN_N elements peel also where a narrower
+ * vector than the widest divides N (16-bit N = 2, 4, 6 mod 8, f32 N = 2 mod
+ * 4). Measured on an H200 (session 28, "Peeled rows: long rows of narrow
+ * vectors"), peeled against the narrow plan at 16M and 67M elements: 16-bit
+ * N = 32770-200002 x 1.03-1.18 of the copy ratio (f16 1335 x 50258 0.79 ->
+ * 0.92, 335 x 200002 0.73 -> 0.87), f32 x 0.99-1.14; N = 22482 16-bit x
+ * 0.96-0.97 (f32 x 1.00), N = 394-3586 x 0.81-1.0. */
 #define PEEL_MIN_VECTORS 8
+#define PEEL_NARROW_MIN_N 32768
 static int flat_rows(const sgp_input *in, const sg_plan *pl);
 int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsigned narrow) {
-  return pl->target->peel_rows && narrow == 1 && in->p->n >= (int64_t)PEEL_MIN_VECTORS * full &&
-         !flat_rows(in, pl);
+  return pl->target->peel_rows && (narrow == 1 || in->p->n >= PEEL_NARROW_MIN_N) && narrow < full &&
+         in->p->n >= (int64_t)PEEL_MIN_VECTORS * full && !flat_rows(in, pl);
 }
 
 /* ---- short rows as contiguous blocks ---- */
@@ -273,6 +284,63 @@ unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
   if (elems > FLAT_UNCAPPED_ELEMS)
     return FLAT_FEW_THREAD_ROWS;
   return elems <= FLAT_THREAD_ROWS_ELEMS && narrow ? FLAT_THREAD_ROWS : 1;
+}
+/* Flat rows read their chunks from a shared-memory image where row r starts
+ * at r N elements: where N x size is near a multiple of 128 bytes, the rows
+ * of a wave start on nearly the same bank and a chunk's read takes several
+ * wavefronts (f16 N = 63, four threads a row: 5 a read; 127: 4). The policy
+ * spreads them: thread group g of a pass takes row (g x K) mod P (P rows a
+ * pass, a power of two, so any odd K is a permutation), K the odd number up to
+ * FLAT_ROW_STEP_MAX whose reads take the fewest wavefronts in a model of 32
+ * banks of 4 bytes (distinct words a bank; 8- and 16-byte accesses at least 2
+ * and 4), the first such K. Measured on an H200 (session 28, tools/bench/
+ * RESULTS.md "Flat rows: shared-memory banks"), against K = 1 at 33M-134M
+ * elements: f16 N = 3-253 geomean x 1.09 (N = 63 0.54 -> 0.87 of the copy,
+ * 127 0.61 -> 0.81, 17 0.80 -> 0.88), f32 x 1.015 (N = 63, 127 0.85 -> 0.96);
+ * lost f16 N = 5-9 at 15M-65M rows x 0.97-0.98. Not measured on AMD GPUs
+ * (the model's 32 banks; a wave of 64 is taken as two halves). */
+#define FLAT_ROW_STEP_MAX 63
+#define FLAT_BANKS 32
+static unsigned flat_wavefronts(const sg_plan *pl, unsigned es, unsigned K) {
+  unsigned T = pl->threads_per_row, P = pl->block_threads / T, vec = pl->vec;
+  uint64_t n = (uint64_t)pl->n, chunks = (n + (uint64_t)T * vec - 1) / ((uint64_t)T * vec);
+  unsigned floor = vec * es > 8 ? 4 : vec * es > 4 ? 2 : 1, total = 0, count = 0;
+  for (unsigned lane0 = 0; lane0 < pl->block_threads; lane0 += FLAT_BANKS)
+    for (uint64_t c = 0; c < chunks; c++) {
+      uint64_t words[FLAT_BANKS][FLAT_BANKS * 4]; /* distinct words of each bank */
+      unsigned nwords[FLAT_BANKS] = {0}, most = floor;
+      for (unsigned l = lane0; l < lane0 + FLAT_BANKS && l < pl->block_threads; l++) {
+        uint64_t row = (uint64_t)(l / T) * K % P, col = (c * T + l % T) * vec;
+        uint64_t b0 = (row * n + (col < n ? col : 0)) * es, b1 = b0 + (uint64_t)vec * es;
+        for (uint64_t w = b0 / 4; w < (b1 + 3) / 4; w++) {
+          unsigned bank = (unsigned)(w % FLAT_BANKS), k = 0;
+          while (k < nwords[bank] && words[bank][k] != w)
+            k++;
+          if (k == nwords[bank] && nwords[bank] < FLAT_BANKS * 4)
+            words[bank][nwords[bank]++] = w;
+          most = nwords[bank] > most ? nwords[bank] : most;
+        }
+      }
+      total += most;
+      count++;
+    }
+  return count ? (unsigned)((100ull * total + count / 2) / count) : 100;
+}
+unsigned sgp_policy_flat_row_step(const sgp_input *in, const sg_plan *pl, unsigned *waves,
+                                  unsigned *waves_in_order) {
+  unsigned es = in->read_bytes ? in->read_bytes : 2, P = pl->block_threads / pl->threads_per_row;
+  unsigned best = 1, fewest = flat_wavefronts(pl, es, 1);
+  if (waves_in_order)
+    *waves_in_order = fewest;
+  /* a permutation only where P is a power of two (given waves may make it 3 x 32) */
+  for (unsigned K = 3; K <= FLAT_ROW_STEP_MAX && K < P && sgp_is_pow2(P); K += 2) {
+    unsigned w = flat_wavefronts(pl, es, K);
+    if (w < fewest)
+      best = K, fewest = w;
+  }
+  if (waves)
+    *waves = fewest;
+  return best;
 }
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {
   unsigned b = MIN_BLOCK_THREADS_FLAT, most = pl->target->max_block_threads;

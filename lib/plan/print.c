@@ -50,9 +50,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             "%s\n",
             pl->pack, pl->vec, pl->pack, a[pl->chosen.pack]);
   if (pl->peel)
-    fprintf(f, "  peeled_rows       yes (rows of any alignment: each row's columns shifted to "
-            "its own vector boundary; its partial head and tail vectors element by element)"
-            "%s\n", a[1]);
+    fprintf(f,
+            "  peeled_rows       yes (rows of any alignment: each row's columns shifted to "
+            "its own vector boundary; its partial head and tail vectors read whole within the "
+            "tensor's rows, else element by element, and written element by element)"
+            "%s\n",
+            a[1]);
   fprintf(f, "  chunks_per_thread %u\n", pl->chunks);
   if (pl->row_tiles > 1)
     fprintf(f, "  row_tiles         %u (the row in tiles of %u chunks: one pass over memory per "
@@ -85,6 +88,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             "thread%s\n",
             pl->rows_per_block, pl->stage_bytes, pl->thread_rows, pl->thread_rows == 1 ? "" : "s",
             a[pl->chosen.thread_rows]);
+  if (pl->flat && pl->row_step > 1)
+    fprintf(f,
+            "  row_step          %u (thread group g = tid / %u of a pass takes row g x %u mod %u: "
+            "a wave's rows on different shared-memory banks)  (auto)\n",
+            pl->row_step, pl->threads_per_row, pl->row_step,
+            pl->block_threads / pl->threads_per_row);
   else
     fprintf(f, "  staging           registers (each thread holds its values across the "
             "passes)%s\n", a[pl->chosen.stage]);

@@ -14,7 +14,7 @@
 #                 OUT_DIR/rejected.txt), and any object dropped for size ("dropped for size");
 #   info.txt      counts, N and the total size.
 # Size: the objects travel to the GPU machine with the others (one transfer of at most 64 MiB),
-# so the .cubin files of align/ are kept under ALIGN_MAX_BYTES (default 20 MiB): past that the
+# so the .cubin files of align/ are kept under ALIGN_MAX_BYTES (default 24 MiB): past that the
 # largest N of the non-softmax templates are dropped, largest first, and recorded as dropped.
 # Parallel jobs: $SOFTGEN_GEN_JOBS, default the online CPUs.
 set -euo pipefail
@@ -30,7 +30,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-max_bytes=${ALIGN_MAX_BYTES:-$((20 << 20))}
+max_bytes=${ALIGN_MAX_BYTES:-$((24 << 20))}
 
 # N = 1, odd, prime and 2^k +- 1, none a multiple of a 16-byte vector but for none of them:
 # 1, 7, 31, 127, 8191 prime; 33, 129, 1023, 1025, 4095, 4097, 8193, 16383, 32769 2^k +- 1;

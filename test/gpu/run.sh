@@ -442,6 +442,7 @@ san_objs=(
   "softmax_f16_n128_auto.cubin:short rows, rows per block > 1, sub-wave shuffles"
   "softmax_f16_n8192_auto.cubin:register rows, block reduction in shared memory"
   "softmax_f16_n1025_auto.cubin:masked tail (N % vector pass != 0)"
+  "softmax_f16_n1025_auto.cubin@3001:peeled rows in registers: partial vectors read whole within the tensor's rows, element by element at its ends"
   "softmax_f32_n${largest}_auto.cubin:f32, the largest N (tiles over a cluster split unevenly)"
   "softmax_bf16_n33_t1.cubin:one thread per row, no shuffles (user set t1)"
   "softmax_f16_n33_auto.cubin:flat short rows: 16-byte copies of a row block through shared memory"
