@@ -81,20 +81,20 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
             : pl->chosen.hold ? " (auto)"
                               : " (given)",
             a[pl->chosen.stage], pl->blocks_per_sm ? pl->blocks_per_sm : 1);
-  else if (pl->flat)
+  else if (pl->flat) {
     fprintf(f,
             "  staging           flat: %u rows a block (one span where the strides are N) "
             "copied to shared memory and written back in 16-byte pieces, %u bytes; %u row%s a "
             "thread%s\n",
             pl->rows_per_block, pl->stage_bytes, pl->thread_rows, pl->thread_rows == 1 ? "" : "s",
             a[pl->chosen.thread_rows]);
-  if (pl->flat && pl->row_step > 1)
-    fprintf(f,
-            "  row_step          %u (thread group g = tid / %u of a pass takes row g x %u mod %u: "
-            "a wave's rows on different shared-memory banks)  (auto)\n",
-            pl->row_step, pl->threads_per_row, pl->row_step,
-            pl->block_threads / pl->threads_per_row);
-  else
+    if (pl->row_step > 1)
+      fprintf(f,
+              "  row_step          %u (thread group g = tid / %u of a pass takes row g x %u mod "
+              "%u: a wave's rows on different shared-memory banks)  (auto)\n",
+              pl->row_step, pl->threads_per_row, pl->row_step,
+              pl->block_threads / pl->threads_per_row);
+  } else
     fprintf(f, "  staging           registers (each thread holds its values across the "
             "passes)%s\n", a[pl->chosen.stage]);
   if (!pl->stage && pl->blocks_per_sm) /* peeled or wide flat rows: registers capped */
