@@ -326,20 +326,16 @@ static unsigned flat_wavefronts(const sg_plan *pl, unsigned es, unsigned K) {
     }
   return count ? (unsigned)((100ull * total + count / 2) / count) : 100;
 }
-unsigned sgp_policy_flat_row_step(const sgp_input *in, const sg_plan *pl, unsigned *waves,
-                                  unsigned *waves_in_order) {
+unsigned sgp_policy_flat_row_step(const sgp_input *in, const sg_plan *pl) {
   unsigned es = in->read_bytes ? in->read_bytes : 2, P = pl->block_threads / pl->threads_per_row;
+  if (!sgp_is_pow2(P)) /* a permutation only where P is a power of two */
+    return 1;
   unsigned best = 1, fewest = flat_wavefronts(pl, es, 1);
-  if (waves_in_order)
-    *waves_in_order = fewest;
-  /* a permutation only where P is a power of two (given waves may make it 3 x 32) */
-  for (unsigned K = 3; K <= FLAT_ROW_STEP_MAX && K < P && sgp_is_pow2(P); K += 2) {
+  for (unsigned K = 3; K <= FLAT_ROW_STEP_MAX && K < P; K += 2) {
     unsigned w = flat_wavefronts(pl, es, K);
     if (w < fewest)
       best = K, fewest = w;
   }
-  if (waves)
-    *waves = fewest;
   return best;
 }
 unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {

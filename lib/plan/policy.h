@@ -63,11 +63,9 @@ unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned 
  * whose threads hold more than the usual share of a row, or very little of
  * one 16-bit read (0: none asked). */
 unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl);
-/* The flat plan's row_step (plan/plan.h) and the shared-memory wavefronts a
- * wave's chunk reads take with it and in order (x 100, averaged; either may
- * be NULL). */
-unsigned sgp_policy_flat_row_step(const sgp_input *in, const sg_plan *pl, unsigned *waves,
-                                  unsigned *waves_in_order);
+/* The flat plan's row_step (plan/plan.h): the odd K whose reads take the
+ * fewest shared-memory wavefronts in the policy's bank model, 1 for none. */
+unsigned sgp_policy_flat_row_step(const sgp_input *in, const sg_plan *pl);
 /* Bytes of a flat block's image of a tensor of esize-byte elements, and of
  * all its images (the launch's dynamic shared memory). */
 uint64_t sgp_flat_image_bytes(const sg_plan *pl, unsigned esize);

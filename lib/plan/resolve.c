@@ -309,7 +309,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
     }
     pl->stage_bytes = (unsigned)bytes;
     pl->blocks_per_sm = sgp_policy_flat_blocks_per_sm(&in, pl);
-    pl->row_step = sgp_policy_flat_row_step(&in, pl, NULL, NULL);
+    pl->row_step = sgp_policy_flat_row_step(&in, pl);
   }
   *in_out = in;
   *out = pl;
