@@ -511,12 +511,29 @@ static int stage_alone_bytes(const sgh_target *tg, const char *arch, uint64_t by
 
 /* A row of `vectors` vector accesses splits over `cluster` workgroups of
  * ceil(vectors / cluster) each, the last holding the rest (its columns past N
- * masked like a tail), as long as that last one holds at least one vector. */
+ * masked like a tail), as long as that last one holds at least one vector.
+ * Rows not peeled round the share up to a multiple of SPLIT_ALIGN_VECTORS
+ * where the last workgroup still holds a vector, which keeps every
+ * workgroup's columns at the row start's alignment to 128 bytes (16-byte
+ * vectors). Measured on an H200 (tools/bench/RESULTS.md "Split rows: shares on
+ * the row's alignment"): ncu found workgroups starting mid-line asking the L2
+ * for twice the read requests of the same bytes (f16 767 x 50800, shares of
+ * 25400 columns: 2.17M against quack's 1.04M, 1.4x the read sectors) and its
+ * partition fabric, busy 90 % of the launch, 9 % more. compare.sh over the
+ * sweep's split rows whose kernel changed, rows not peeled: M > 128 (56
+ * shapes) f16 x 1.005, bf16 x 1.003, f32 x 1.014, up to x 1.06 (767 x 50800
+ * f16 0.86 -> 0.90, bf16 0.88 -> 0.93, f32 1431 x 74976 0.90 -> 0.93); M <=
+ * 128 (124) x 1.009, 1.003, 1.011. Peeled rows lost (bf16 x 0.996 and 0.956,
+ * 16-bit N = 50257 at M = 1-32 15 %: their partial vectors moved into
+ * another chunk), so they keep the even share. */
+#define SPLIT_ALIGN_VECTORS 8
 int sgp_split_ok(uint64_t vectors, unsigned cluster) {
-  return (uint64_t)(cluster - 1) * sgp_split_share(vectors, cluster) < vectors;
+  return (uint64_t)(cluster - 1) * ((vectors + cluster - 1) / cluster) < vectors;
 }
-uint64_t sgp_split_share(uint64_t vectors, unsigned cluster) {
-  return (vectors + cluster - 1) / cluster;
+uint64_t sgp_split_share(const sg_plan *pl, uint64_t vectors, unsigned cluster) {
+  uint64_t share = (vectors + cluster - 1) / cluster;
+  uint64_t aligned = (share + SPLIT_ALIGN_VECTORS - 1) / SPLIT_ALIGN_VECTORS * SPLIT_ALIGN_VECTORS;
+  return cluster > 1 && !pl->peel && (uint64_t)(cluster - 1) * aligned < vectors ? aligned : share;
 }
 uint64_t sgp_row_vectors(const sg_plan *pl) {
   if (pl->pack > 1) /* packed rows: a row is one vector's share */
@@ -538,7 +555,7 @@ static unsigned split_cluster(uint64_t vectors, unsigned most) {
 static int staged_share_fits(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                              unsigned cluster) {
   const sgh_target *tg = pl->target;
-  uint64_t share = sgp_split_share(vectors, cluster);
+  uint64_t share = sgp_split_share(pl, vectors, cluster);
   unsigned t = staged_threads(share, tg->max_block_threads);
   return stage_share_fits(tg, pl->arch, share * pl->vec * in->read_bytes) &&
          (share + t - 1) / t <= SGP_STAGE_MAX_CHUNKS;
@@ -981,7 +998,7 @@ static int few_rows_wide(const sgp_input *in, const sg_plan *pl, uint64_t vector
   unsigned big = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_staged);
   if (big <= tg->max_cluster || !sgp_split_ok(vectors, big) || in->c->waves_per_block[0])
     return 0;
-  uint64_t share = sgp_split_share(vectors, big);
+  uint64_t share = sgp_split_share(pl, vectors, big);
   unsigned most = sgp_min_u(STAGE_MAX_THREADS, tg->max_block_threads);
   unsigned t = sgp_min_u(FEW_ROWS_THREADS, most);
   while ((share + t - 1) / t * pl->vec > AUTO_ELEMS_PER_THREAD && t * 2 <= most)
@@ -1064,7 +1081,7 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
       out[n - 1].max_rows = GRID_LEVELS[i].max_rows;
       continue;
     }
-    uint64_t share = sgp_split_share(vectors, split);
+    uint64_t share = sgp_split_share(pl, vectors, split);
     unsigned t = sgp_min_u(FEW_ROWS_THREADS, tg->max_block_threads);
     while (t > pl->wave && t / 2 >= share)
       t /= 2; /* no thread without a vector */
@@ -1204,7 +1221,7 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
   int can_stage = sgh_can_stage(tg) && in->c->staging != 1 && !pl->peel &&
                   pl->vec * in->narrowest_read >= 4;
   sgp_few base = {.cluster = split_cluster(vectors, tg->max_cluster)};
-  uint64_t share = sgp_split_share(vectors, base.cluster);
+  uint64_t share = sgp_split_share(pl, vectors, base.cluster);
   const unsigned *given = in->c->waves_per_block; /* honoured as in pl */
   unsigned threads = given[0] ? given[0] * given[1] * given[2] * pl->wave
                               : sgp_min_u(FEW_ROWS_THREADS, tg->max_block_threads);

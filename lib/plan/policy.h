@@ -25,10 +25,12 @@
 #define SGP_FLAT_MAX_VECTOR_BYTES 8
 
 /* Does a row of `vectors` vector accesses split over `cluster` workgroups of
- * sgp_split_share(vectors, cluster) vectors each, the last holding the rest
- * (at least one)? */
+ * ceil(vectors / cluster) vectors each, the last holding the rest (at least
+ * one)? sgp_split_share: the vectors each workgroup of pl's split holds (for
+ * rows not peeled rounded up to the row start's 128-byte alignment where the
+ * last still holds one: policy.c); the split is ok with it when it is ok. */
 int sgp_split_ok(uint64_t vectors, unsigned cluster);
-uint64_t sgp_split_share(uint64_t vectors, unsigned cluster);
+uint64_t sgp_split_share(const sg_plan *pl, uint64_t vectors, unsigned cluster);
 
 /* The vector accesses that cover a row: N / vec, or for peeled rows enough
  * for any shift h < vec of the row's columns, or 1 for packed rows. */

@@ -122,8 +122,9 @@ static sg_status resolve_staging(const sgp_input *in, sg_plan *pl, sg_diag *diag
 /* Workgroups per row (a thread-block cluster): WorkgroupConstraint(N, tile)
  * with tile < N asks for N / tile; the few-rows variant's split (c->split)
  * for that many; otherwise the policy's where the target has clusters. A
- * workgroup holds ceil(vectors / cluster) vectors, the last the rest (the
- * policy's splits need not be even). Sets pl->cluster and pl->tile_n. */
+ * workgroup holds the given tile, else sgp_split_share's vectors (about
+ * vectors / cluster), the last the rest (the policy's splits need not be
+ * even). Sets pl->cluster and pl->tile_n. */
 static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *pl,
                                  uint64_t vectors, sg_diag *diag) {
   const sgh_target *tg = pl->target;
@@ -180,7 +181,11 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
       pl->cluster /= 2;
     pl->chosen.cluster = 1;
   }
-  pl->tile_n = (int64_t)(sgp_split_share(vectors, pl->cluster) * pl->vec);
+  /* a given tile is the share as given (it divides the row); the others are
+   * the policy's (sgp_split_share: rounded to the row's alignment) */
+  pl->tile_n = wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n
+                   ? wg_n->tile
+                   : (int64_t)(sgp_split_share(pl, vectors, pl->cluster) * pl->vec);
   return SG_OK;
 }
 
