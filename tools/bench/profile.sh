@@ -7,7 +7,10 @@
 # data) under `ncu --clock-control none` and writes OUTDIR/profile.csv (ncu's
 # raw metrics) and OUTDIR/profile.txt, a table: time, achieved DRAM bandwidth
 # (% of peak and GB/s), achieved and theoretical occupancy, registers a
-# thread, local-memory (spill) traffic, and the stall reasons that dominate.
+# thread, local-memory (spill) traffic, the stall reasons that dominate, and
+# the L2's read requests and sectors (read, write, from the SMs, through the
+# partition fabric, all). A KERNEL may be a .ptx (an edited one resealed:
+# README.md, "Instruction-level variants").
 set -u
 if [ $# -lt 3 ]; then
   echo "usage: $0 OUTDIR RUNTIME_BUILD KERNEL.cubin:M ..." >&2
@@ -27,6 +30,10 @@ metrics+=,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio
 metrics+=,smsp__average_warp_latency_issue_stalled_membar.ratio
 metrics+=,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio
 metrics+=,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio
+# the L2 (tools/bench/RESULTS.md "Split rows: shares on the row's alignment": long rows
+# are bound by the L2's partition fabric on an H100 / H200)
+metrics+=,lts__t_requests_op_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
+metrics+=,lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors.sum
 : >"$out/profile.csv"
 for km in "$@"; do
   k=${km%:*} m=${km##*:}
@@ -52,7 +59,10 @@ cols = [("time_us", "gpu__time_duration.sum", 1e-3), ("dram_%", "dram__throughpu
         ("stall_lsb", "smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio", 1),
         ("stall_membar", "smsp__average_warp_latency_issue_stalled_membar.ratio", 1),
         ("stall_ssb", "smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio", 1),
-        ("stall_mio", "smsp__average_warp_latency_issue_stalled_mio_throttle.ratio", 1)]
+        ("stall_mio", "smsp__average_warp_latency_issue_stalled_mio_throttle.ratio", 1),
+        ("l2_rd_req_M", "lts__t_requests_op_read.sum", 1e-6), ("l2_rd_sec_M", "lts__t_sectors_op_read.sum", 1e-6),
+        ("l2_wr_sec_M", "lts__t_sectors_op_write.sum", 1e-6), ("l2_sm_sec_M", "lts__t_sectors_srcunit_tex.sum", 1e-6),
+        ("l2_fabric_sec_M", "lts__t_sectors_srcunit_ltcfabric.sum", 1e-6), ("l2_sec_M", "lts__t_sectors.sum", 1e-6)]
 print("kernel:M " + " ".join(c[0] for c in cols))
 for tag, r in rows.items():
     vals = []
