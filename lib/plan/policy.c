@@ -527,11 +527,14 @@ static int stage_alone_bytes(const sgh_target *tg, const char *arch, uint64_t by
  * 16-bit N = 50257 at M = 1-32 15 %: their partial vectors moved into
  * another chunk), so they keep the even share. */
 #define SPLIT_ALIGN_VECTORS 8
+static uint64_t even_share(uint64_t vectors, unsigned cluster) {
+  return (vectors + cluster - 1) / cluster;
+}
 int sgp_split_ok(uint64_t vectors, unsigned cluster) {
-  return (uint64_t)(cluster - 1) * ((vectors + cluster - 1) / cluster) < vectors;
+  return (uint64_t)(cluster - 1) * even_share(vectors, cluster) < vectors;
 }
 uint64_t sgp_split_share(const sg_plan *pl, uint64_t vectors, unsigned cluster) {
-  uint64_t share = (vectors + cluster - 1) / cluster;
+  uint64_t share = even_share(vectors, cluster);
   uint64_t aligned = (share + SPLIT_ALIGN_VECTORS - 1) / SPLIT_ALIGN_VECTORS * SPLIT_ALIGN_VECTORS;
   return cluster > 1 && !pl->peel && (uint64_t)(cluster - 1) * aligned < vectors ? aligned : share;
 }

@@ -28,7 +28,8 @@
  * ceil(vectors / cluster) vectors each, the last holding the rest (at least
  * one)? sgp_split_share: the vectors each workgroup of pl's split holds (for
  * rows not peeled rounded up to the row start's 128-byte alignment where the
- * last still holds one: policy.c); the split is ok with it when it is ok. */
+ * last still holds one: policy.c); where sgp_split_ok holds, the last
+ * workgroup of that share holds a vector too. */
 int sgp_split_ok(uint64_t vectors, unsigned cluster);
 uint64_t sgp_split_share(const sg_plan *pl, uint64_t vectors, unsigned cluster);
 

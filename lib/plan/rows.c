@@ -134,6 +134,7 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
   int can = sgh_has_clusters(tg, pl->arch) &&
             (!sgp_dynamic_n(pl) || sgp_policy_range_cluster(pl)); /* a range: the policy's */
   pl->cluster = 1;
+  int64_t given_tile = 0; /* a given tile is the share as given (it divides the row) */
   if (wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n) {
     int64_t tile = wg_n->tile, count = n / tile;
     if (tile > n || n % tile)
@@ -155,6 +156,7 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
       return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u elements does "
                        "not divide the tile", N, (long long)tile, pl->vec);
     pl->cluster = (unsigned)count;
+    given_tile = tile;
   } else if (in->c->split && !wg_n && (can || in->c->split_grid)) {
     unsigned most = in->c->split_grid ? SGP_MAX_GRID_SPLIT
                                       : sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
@@ -181,11 +183,8 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
       pl->cluster /= 2;
     pl->chosen.cluster = 1;
   }
-  /* a given tile is the share as given (it divides the row); the others are
-   * the policy's (sgp_split_share: rounded to the row's alignment) */
-  pl->tile_n = wg_n && wg_n->tile != SGP_FULL && wg_n->tile != n
-                   ? wg_n->tile
-                   : (int64_t)(sgp_split_share(pl, vectors, pl->cluster) * pl->vec);
+  pl->tile_n =
+      given_tile ? given_tile : (int64_t)(sgp_split_share(pl, vectors, pl->cluster) * pl->vec);
   return SG_OK;
 }
 
