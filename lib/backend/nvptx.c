@@ -1,6 +1,7 @@
 /* nvptx.c - the NVPTX backend (backend/backend.h) of NVIDIA GPUs
  * (target/nvptx.c): ids from the PTX special registers, xor shuffles with
- * shfl.sync.bfly, bar.sync, ex2.approx, clusters (mapa, barrier.cluster),
+ * shfl.sync.bfly, bar.sync, ex2.approx, clusters (barrier.cluster, mapa,
+ * st.async and mbarriers),
  * cp.async for staged rows, and ptxas for .cubin. */
 #include <string.h>
 
@@ -19,11 +20,11 @@ static void initialize(void) {
 static const char *cpu(const char *arch) { return arch; }
 static const char *features(const char *arch, unsigned wave) {
   (void)wave;
-  /* sm_100 needs PTX 8.6; on sm_90 the relaxed cluster arrive needs PTX 8.0
-   * (LLVM would pick 7.8); older archs get LLVM's minimum PTX version */
+  /* sm_100 needs PTX 8.6; on sm_90 the cluster exchange's st.async needs PTX
+   * 8.1 (LLVM would pick 7.8); older archs get LLVM's minimum PTX version */
   if (strcmp(arch, "sm_100") == 0)
     return "+ptx86";
-  return strncmp(arch, "sm_90", 5) == 0 ? "+ptx80" : "";
+  return strncmp(arch, "sm_90", 5) == 0 ? "+ptx81" : "";
 }
 
 static LLVMValueRef sreg(sgc_ctx *cx, const char *name) {
@@ -123,10 +124,60 @@ static void cluster_arrive(sgc_ctx *cx, int relaxed) { /* .release unless relaxe
 static void cluster_wait(sgc_ctx *cx) { /* .acquire */
   sgc_intrinsic(cx, "llvm.nvvm.barrier.cluster.wait.aligned", NULL, NULL, 0);
 }
-static void cluster_store(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v) {
+static LLVMValueRef remote(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank) {
   LLVMValueRef args[2] = {local, rank};
-  LLVMValueRef remote = sgc_intrinsic(cx, "llvm.nvvm.mapa.shared.cluster", NULL, args, 2);
-  LLVMBuildStore(cx->b, v, remote);
+  return sgc_intrinsic(cx, "llvm.nvvm.mapa.shared.cluster", NULL, args, 2);
+}
+static void cluster_store(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v) {
+  LLVMBuildStore(cx->b, v, remote(cx, local, rank));
+}
+/* The cluster exchange (codegen/hooks.h): mbarriers of one arrival (thread 0's
+ * arrive.expect_tx, which arms the phase) whose phases complete once the armed
+ * bytes have landed through st.async (PTX 8.1) from the cluster's blocks. */
+static void exchange_arm(sgc_ctx *cx, LLVMValueRef bar, unsigned bytes) {
+  LLVMValueRef args[2] = {bar, LLVMConstInt(cx->i32, bytes, 0)};
+  sgc_intrinsic(cx, "llvm.nvvm.mbarrier.arrive.expect.tx.scope.cta.space.cta", NULL, args, 2);
+}
+static void exchange_init(sgc_ctx *cx, LLVMValueRef bars, unsigned count, unsigned bytes) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(cx->ctx);
+  for (unsigned i = 0; i < count; i++) {
+    LLVMValueRef at = LLVMConstInt(cx->i64, 8 * i, 0);
+    LLVMValueRef args[2] = {LLVMBuildGEP2(cx->b, i8, bars, &at, 1, ""),
+                            LLVMConstInt(cx->i32, 1, 0)};
+    sgc_intrinsic(cx, "llvm.nvvm.mbarrier.init.shared", NULL, args, 2);
+  }
+  sgc_intrinsic(cx, "llvm.nvvm.fence.mbarrier_init.release.cluster", NULL, NULL, 0);
+  for (unsigned i = 0; i < count; i++) {
+    LLVMValueRef at = LLVMConstInt(cx->i64, 8 * i, 0);
+    exchange_arm(cx, LLVMBuildGEP2(cx->b, i8, bars, &at, 1, ""), bytes);
+  }
+}
+static LLVMValueRef remote_u64(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank) {
+  return LLVMBuildPtrToInt(cx->b, remote(cx, local, rank), cx->i64, "");
+}
+static void exchange_send(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef bar, LLVMValueRef rank,
+                          LLVMValueRef v0, LLVMValueRef v1) {
+  static const char text[] =
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [$0], {$1, $2}, [$3];";
+  static const char constraints[] = "l,r,r,l,~{memory}";
+  LLVMTypeRef params[4] = {cx->i64, cx->i32, cx->i32, cx->i64};
+  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cx->ctx), params, 4, 0);
+  LLVMValueRef fn = LLVMGetInlineAsm(fty, text, sizeof text - 1, constraints,
+                                     sizeof constraints - 1, 1, 0, LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef args[4] = {remote_u64(cx, local, rank), LLVMBuildBitCast(cx->b, v0, cx->i32, ""),
+                          LLVMBuildBitCast(cx->b, v1, cx->i32, ""), remote_u64(cx, bar, rank)};
+  LLVMBuildCall2(cx->b, fty, fn, args, 4, "");
+}
+static void exchange_wait(sgc_ctx *cx, LLVMValueRef bar, LLVMValueRef parity) {
+  LLVMBasicBlockRef wait = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "exchange.wait");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "exchange.done");
+  LLVMBuildBr(cx->b, wait);
+  LLVMPositionBuilderAtEnd(cx->b, wait);
+  LLVMValueRef args[2] = {bar, parity}; /* .acquire.cluster: the remote blocks' stores */
+  LLVMValueRef ok = sgc_intrinsic(cx, "llvm.nvvm.mbarrier.try.wait.parity.scope.cluster.space.cta",
+                                  NULL, args, 2);
+  LLVMBuildCondBr(cx->b, ok, done, wait);
+  LLVMPositionBuilderAtEnd(cx->b, done);
 }
 
 /* cp.async: .cg (L2 only, the row is read once) for 16 bytes, .ca below. */
@@ -190,6 +241,10 @@ static const sgc_hooks hooks = {
     .cluster_arrive = cluster_arrive,
     .cluster_wait = cluster_wait,
     .cluster_store = cluster_store,
+    .exchange_init = exchange_init,
+    .exchange_arm = exchange_arm,
+    .exchange_send = exchange_send,
+    .exchange_wait = exchange_wait,
     .stage_copy = stage_copy,
     .stage_commit = stage_commit,
     .stage_wait = stage_wait,

@@ -44,13 +44,28 @@ typedef struct sgc_hooks {
    * in its cluster, the cluster's index and count; a cluster barrier in two
    * halves, arrive (release, or relaxed: no memory ordering) then wait
    * (acquire); a store of v at `local` (a shared-memory address) in the block
-   * of rank `rank`. */
+   * of rank `rank`. The exchange of partials between the blocks of a cluster
+   * (codegen/reduce.c) goes through that store and the cluster barrier, or
+   * through transaction barriers in shared memory (plan->cluster_bars; `bar`:
+   * the address of one, 8 bytes): exchange_init makes `count` of them
+   * from `bars` on (one thread; before the kernel's relaxed arrive, whose wait
+   * publishes them to the cluster) and arms each, as exchange_arm does one:
+   * its next phase completes once `bytes` have landed in this block;
+   * exchange_send stores the floats v0, v1 at `local` (8-byte aligned) in the
+   * block of rank `rank`, counted on that block's barrier at `bar`;
+   * exchange_wait returns once the barrier's phase of parity `parity` (i32, 0
+   * or 1) has completed, with what landed visible to the thread. */
   LLVMValueRef (*cluster_rank)(struct sgc_ctx *cx);
   LLVMValueRef (*cluster_id)(struct sgc_ctx *cx);
   LLVMValueRef (*cluster_count)(struct sgc_ctx *cx);
   void (*cluster_arrive)(struct sgc_ctx *cx, int relaxed);
   void (*cluster_wait)(struct sgc_ctx *cx);
   void (*cluster_store)(struct sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank, LLVMValueRef v);
+  void (*exchange_init)(struct sgc_ctx *cx, LLVMValueRef bars, unsigned count, unsigned bytes);
+  void (*exchange_arm)(struct sgc_ctx *cx, LLVMValueRef bar, unsigned bytes);
+  void (*exchange_send)(struct sgc_ctx *cx, LLVMValueRef local, LLVMValueRef bar, LLVMValueRef rank,
+                        LLVMValueRef v0, LLVMValueRef v1);
+  void (*exchange_wait)(struct sgc_ctx *cx, LLVMValueRef bar, LLVMValueRef parity);
 
   /* The LLVM sync scope of the whole device ("device", "agent"): a grid
    * split's barrier in global memory orders its atomics at it (NULL where the

@@ -102,8 +102,11 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   }
   cx->first_block = first;
   cx->block_step = step;
-  if (hw > 1) /* waited on before the first remote store (codegen/reduce.c) */
+  if (hw > 1) { /* waited on before the first remote store (codegen/reduce.c) */
+    if (pl->cluster_bars)
+      sgc_exchange_init(cx);
     cx->hooks->cluster_arrive(cx, 1);
+  }
   LLVMValueRef m1 = LLVMBuildSub(b, w->a.rows, LLVMConstInt(cx->i64, 1, 0), "");
   LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "prefetch.first");
   LLVMBasicBlockRef idle = exit;
@@ -115,6 +118,7 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
     LLVMBuildBr(b, exit);
     LLVMPositionBuilderAtEnd(b, here);
   }
+  entry = LLVMGetInsertBlock(b); /* the exchange's set-up may have branched */
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, first, nblocks, ""), pl->prefetch ? pre : body,
                   idle);
 
@@ -188,8 +192,9 @@ static void build_rows(sgc_walk *w, LLVMValueRef *store, int *segs) {
   if (rows->end)
     rows->end(w, in_bbs);
   LLVMPositionBuilderAtEnd(b, exit);
-  /* no exit barrier: every remote store precedes a cluster barrier that all
-   * blocks of the cluster pass before any of them leaves */
+  /* no exit barrier: a block of a cluster leaves only once all that was sent
+   * to it has landed, after the last cluster barrier or transaction barrier
+   * it waited on (codegen/reduce.c) */
   LLVMBuildRetVoid(b);
 }
 

@@ -103,6 +103,9 @@ struct sg_plan {
   unsigned cluster_bytes;   /* shared memory for the cluster-level partials */
   unsigned smem_parity_floats;    /* floats of block-level buffers per iteration parity */
   unsigned cluster_parity_floats; /* floats of cluster-level buffers per iteration parity */
+  unsigned cluster_bars;          /* transaction barriers of the cluster exchange: one a pass
+                                     and iteration parity, after the buffers; 0: the cluster
+                                     barrier (sgp_policy_exchange_bars, codegen/reduce.c) */
   int online;               /* max and sum of exp(x - max) reduced as one online pair */
   int hold;                 /* staged rows with online pairs keep pass one's exps in
                                registers (PipelineConstraint(hold=1), sgp_policy_hold):

@@ -829,6 +829,17 @@ int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
          sgp_staged_bytes(in, pl) >= STAGE_BLOCK_BYTES;
 }
 
+/* How the blocks of a cluster exchange their partials (codegen/reduce.c):
+ * through transaction barriers (each block waits only for the bytes sent to
+ * it), or, in persistent grids that load the next row block while computing
+ * this one, through the cluster barrier. Measured on an H200 (compare.sh, the
+ * sweep's 560 shapes x dtypes whose launch runs a cluster, one round;
+ * tools/bench/RESULTS.md, "The cluster exchange through transaction
+ * barriers"): rows in registers 1.06 x, staged rows 0.98-1.06 x by class
+ * (1-row launches 1.19 x, staged rows over clusters of 4-8 at M >= 128 1.03 x),
+ * but the staged rows copied ahead (sgp_policy_stage_ahead) 0.93-0.97 x. */
+int sgp_policy_exchange_bars(const sg_plan *pl) { return !pl->prefetch; }
+
 /* Blocks a multiprocessor: as many as its shared memory holds (a
  * multiprocessor has about a block's limit + 1 KB; each block reserves 1 KB)
  * and its threads allow, asked of the register allocator so that they stay

@@ -111,9 +111,11 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
           pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
   unsigned hw = sgp_hw_cluster(pl);
   if (hw > 1)
-    fprintf(f, " -> cluster (%u x %u wave partials in distributed shared memory, 1 cluster "
-            "barrier a pass, read by each wave's lanes in parallel)", pl->cluster,
-            pl->waves_per_row);
+    fprintf(f,
+            " -> cluster (%u x %u wave partials in distributed shared memory, %s a pass, "
+            "read by each wave's lanes in parallel)",
+            pl->cluster, pl->waves_per_row,
+            pl->cluster_bars ? "sent with st.async, 1 transaction barrier" : "1 cluster barrier");
   else if (pl->waves_per_row > 1)
     fprintf(f, " -> block (%u wave partials in shared memory, 1 barrier a pass, read by each "
             "wave's lanes in parallel)", pl->waves_per_row);
@@ -121,9 +123,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
     fprintf(f, " -> grid (%u block partials in the workspace, 1 barrier in global memory a "
             "pass, read by each wave's lanes in parallel)", pl->cluster);
   if (hw > 1)
-    fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u x %u "
-            "cluster partials x 2 floats)\n", pl->smem_bytes, passes, passes == 1 ? "" : "s",
-            pl->rows_per_block, pl->cluster, pl->waves_per_row);
+    fprintf(f,
+            "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u x %u "
+            "cluster partials x 2 floats%s)\n",
+            pl->smem_bytes, passes, passes == 1 ? "" : "s", pl->rows_per_block, pl->cluster,
+            pl->waves_per_row,
+            pl->cluster_bars ? ", and their transaction barriers, 8 bytes each" : "");
   else
     fprintf(f, "\n  shared_memory     %u bytes (2 iterations x %u buffer%s x %u rows x %u partials "
             "x 2 floats)\n", pl->smem_bytes, pl->smem_slots, pl->smem_slots == 1 ? "" : "s",

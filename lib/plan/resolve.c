@@ -253,7 +253,8 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   pl->cluster_parity_floats =
       hw > 1 ? passes * pl->rows_per_block * hw * pl->waves_per_row * 2 : 0;
   pl->cluster_bytes = 2 * pl->cluster_parity_floats * 4;
-  pl->smem_bytes = 2 * pl->smem_parity_floats * 4 + pl->cluster_bytes;
+  pl->cluster_bars = hw > 1 && sgp_policy_exchange_bars(pl) ? 2 * passes : 0;
+  pl->smem_bytes = 2 * pl->smem_parity_floats * 4 + pl->cluster_bytes + 8 * pl->cluster_bars;
   if (pl->grid_split) /* the grid stage's result, a pair a pass, last */
     pl->smem_bytes += passes * 8;
   if (pl->smem_bytes > tg->max_static_smem) {
