@@ -831,14 +831,21 @@ int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl) {
 
 /* How the blocks of a cluster exchange their partials (codegen/reduce.c):
  * through transaction barriers (each block waits only for the bytes sent to
- * it), or, in persistent grids that load the next row block while computing
- * this one, through the cluster barrier. Measured on an H200 (compare.sh, the
- * sweep's 560 shapes x dtypes whose launch runs a cluster, one round;
+ * it), or through the cluster barrier in persistent grids that load the next
+ * row block while computing this one and in staged few-rows variants whose
+ * blocks share their multiprocessors (a variant is decided once its launch,
+ * alone or not, is: plan/resolve.c). Measured on an H200 (compare.sh, the
+ * sweep's 560 launches x dtypes that run a cluster, one round;
  * tools/bench/RESULTS.md, "The cluster exchange through transaction
- * barriers"): rows in registers 1.06 x, staged rows 0.98-1.06 x by class
- * (1-row launches 1.19 x, staged rows over clusters of 4-8 at M >= 128 1.03 x),
- * but the staged rows copied ahead (sgp_policy_stage_ahead) 0.93-0.97 x. */
-int sgp_policy_exchange_bars(const sg_plan *pl) { return !pl->prefetch; }
+ * barriers"): rows in registers 1.06 x, staged kernels 1.00-1.03 x (1-row
+ * launches 1.19 x at most, clusters of 4-8 at M > 128 1.03 x), staged variants
+ * alone on their multiprocessor 1.065 x; but staged rows copied ahead
+ * (sgp_policy_stage_ahead) 0.93-0.97 x, and staged variants over clusters of 8
+ * 1.033 x at M = 5-16, 0.955 x at M = 17-64 (in CUDA graphs f16 64 x 128256
+ * 12.75 -> 13.49 us, 32 x 250880 13.95 -> 15.51). */
+int sgp_policy_exchange_bars(const sg_plan *pl) {
+  return !pl->prefetch && !(pl->max_rows && pl->stage && !pl->alone_smem);
+}
 
 /* Blocks a multiprocessor: as many as its shared memory holds (a
  * multiprocessor has about a block's limit + 1 KB; each block reserves 1 KB)

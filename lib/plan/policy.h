@@ -112,7 +112,8 @@ int sgp_policy_online(const sg_plan *pl);
 /* Staged rows copied ahead (rows in flight 2)? pl->online is resolved. */
 int sgp_policy_stage_ahead(const sgp_input *in, const sg_plan *pl);
 /* 1: a cluster plan exchanges its partials through transaction barriers,
- * 0: through the cluster barrier (codegen/reduce.c). */
+ * 0: through the cluster barrier (codegen/reduce.c); a few-rows variant's
+ * answer holds once its max_rows and alone_smem are set. */
 int sgp_policy_exchange_bars(const sg_plan *pl);
 
 /* Blocks a multiprocessor asked of the register allocator for a staged plan

@@ -376,6 +376,12 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   v->max_rows = f->max_rows;
   if (f->alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)
     v->blocks_per_sm = 0; /* one block a multiprocessor: no register cap to ask for */
+  if (v->cluster_bars && !sgp_policy_exchange_bars(v)) { /* now that its launch is known */
+    v->smem_bytes -= 8 * v->cluster_bars;
+    v->cluster_bars = 0;
+    if (v->stage && !v->hold)
+      v->blocks_per_sm = sgp_policy_blocks_per_sm(v);
+  }
   return v;
 }
 
