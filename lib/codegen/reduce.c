@@ -235,6 +235,9 @@ static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   unsigned area = C > 1 ? 2 * pl->smem_parity_floats : 0;
   unsigned per_parity = C > 1 ? pl->cluster_parity_floats : pl->smem_parity_floats;
   LLVMValueRef lane = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, wave - 1, 0), "");
+  /* the thread's lane in its wave, or in its row where rows are under a wave:
+   * its first C send (plan/resolve.c keeps C within a row's threads) */
+  LLVMValueRef sender = pl->threads_per_row < wave ? cx->lane_in_row : lane;
   LLVMValueRef mine =
       LLVMBuildLShr(b, cx->lane_in_row, LLVMConstInt(cx->i32, __builtin_ctz(wave), 0), "");
   if (C > 1) {
@@ -252,15 +255,15 @@ static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   int bars = C > 1 && pl->cluster_bars;
   LLVMValueRef bar = bars ? exchange_bar(cx, slot) : NULL;
   LLVMBasicBlockRef join = sgc_open_if(
-      cx, LLVMBuildICmp(b, LLVMIntULT, lane, LLVMConstInt(cx->i32, C, 0), ""), "partial.store");
+      cx, LLVMBuildICmp(b, LLVMIntULT, sender, LLVMConstInt(cx->i32, C, 0), ""), "partial.store");
   if (bars) /* the pair's second float is 0 where the partial is one */
     cx->hooks->exchange_send(cx, smem_at(cx, slot_index(cx, area, per_parity, slot, n, 2, mine, 0)),
-                             bar, lane, acc.v[0], w > 1 ? acc.v[1] : LLVMConstReal(cx->f32, 0));
+                             bar, sender, acc.v[0], w > 1 ? acc.v[1] : LLVMConstReal(cx->f32, 0));
   else
     for (unsigned k = 0; k < w; k++) {
       LLVMValueRef p = smem_at(cx, slot_index(cx, area, per_parity, slot, n, 2, mine, k));
       if (C > 1)
-        cx->hooks->cluster_store(cx, p, lane, acc.v[k]);
+        cx->hooks->cluster_store(cx, p, sender, acc.v[k]);
       else
         LLVMBuildStore(b, acc.v[k], p);
     }

@@ -248,6 +248,15 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   /* one partial a wave of the row: in the block's buffers, or with a cluster
    * in every block's, one per wave of the cluster (codegen/reduce.c) */
   unsigned hw = sgp_hw_cluster(pl); /* a grid split's blocks combine in global memory */
+  if (hw > 1 && pl->threads_per_row < hw) { /* lane r of a row sends to block r */
+    unsigned t_row = pl->threads_per_row;
+    free(pl);
+    return sg_diag_set(diag, SG_ERR_CONSTRAINT,
+                       "a row split over a cluster of %u workgroups "
+                       "needs at least %u threads a row to exchange its partials (this plan: "
+                       "%u; give fewer columns a thread or a larger tile)",
+                       hw, hw, t_row);
+  }
   pl->smem_slots = pl->waves_per_row > 1 && hw == 1 ? passes : 0;
   pl->smem_parity_floats = pl->smem_slots * pl->rows_per_block * pl->waves_per_row * 2;
   pl->cluster_parity_floats =
