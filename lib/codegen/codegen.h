@@ -76,12 +76,12 @@ typedef struct sgc_chunks {
   LLVMValueRef (*live)(void *env, unsigned c);
 } sgc_chunks;
 
-/* `if (guard) { ... }`: branches to a new block and leaves the builder there;
- * sgc_close_if branches to the returned join block and continues there. */
 /* At the kernel's entry of a cluster plan, before its relaxed arrive: thread 0
  * makes and arms the cluster exchange's transaction barriers (codegen/reduce.c). */
 void sgc_exchange_init(sgc_ctx *cx);
 
+/* `if (guard) { ... }`: branches to a new block and leaves the builder there;
+ * sgc_close_if branches to the returned join block and continues there. */
 LLVMBasicBlockRef sgc_open_if(sgc_ctx *cx, LLVMValueRef guard, const char *name);
 void sgc_close_if(sgc_ctx *cx, LLVMBasicBlockRef join);
 

@@ -188,7 +188,8 @@ static LLVMValueRef exchange_bar(sgc_ctx *cx, unsigned slot) {
   LLVMValueRef i = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i32, 2 * slot, 0), cx->parity, "");
   return exchange_bar_at(cx, i);
 }
-/* What lands in each block a pass: one pair a wave of the row block, from each block. */
+/* What lands in each block a pass: from each block of the cluster, one pair a
+ * wave of each of the block's rows. */
 static unsigned exchange_bytes(const sg_plan *pl) {
   return pl->rows_per_block * pl->waves_per_row * sgp_hw_cluster(pl) * 8;
 }
@@ -205,28 +206,27 @@ void sgc_exchange_init(sgc_ctx *cx) {
 
 /* Across waves and cluster blocks: the row's n = waves x blocks partials,
  * one per wave, meet in one buffer (lane 0 of each wave stores its own, then
- * the block's barrier; in a cluster, lane r stores it into block r's buffer,
- * then the cluster's barrier, or, with transaction barriers
- * (plan->cluster_bars), lane r sends it, counted on block r's barrier of this
- * pass and parity, and each thread waits until all of its block's buffer has
- * landed), then every wave
- * reads them with its lanes in parallel (lane l the partials l, l + wave, ...;
- * with n under the wave, l mod n, so that each group of n lanes holds all of
- * them once) and reduces them with the butterfly. Each thread combines n /
- * wave of them at most, rather than all n in turn. The first cluster stage of
- * the kernel first waits on the arrive the kernel made at entry: every block
- * of the cluster then runs, its barriers made, so remote stores are safe; the
- * wait comes this late so that the loads overlap it.
+ * the block's barrier; in a cluster, lane r of the wave (of the row, for rows
+ * under a wave) stores it into block r's buffer, then the cluster's barrier,
+ * or, with transaction barriers (plan->cluster_bars), sends it, counted on
+ * block r's barrier of this pass and parity, and each thread waits until all
+ * of its block's buffer has landed), then every wave reads them with its
+ * lanes in parallel (lane l the partials l, l + wave, ...; with n under the
+ * wave, l mod n, so that each group of n lanes holds all of them once) and
+ * reduces them with the butterfly. Each thread combines n / wave of them at
+ * most, rather than all n in turn. The first cluster stage of the kernel
+ * first waits on the arrive the kernel made at entry: every block of the
+ * cluster then runs, its barriers made, so remote stores are safe; the wait
+ * comes this late so that the loads overlap it.
  *
- * With transaction barriers a block waits only for the data it needs, not
- * for every thread of the cluster (0.5-0.9 us less a launch of one row block
- * on an H200; which plans take them: sgp_policy_exchange_bars). A buffer of
- * parity p is sent to again two
- * iterations on, which no block can start before every block's warps have
- * sent this iteration's partials, that is, read the buffer's last contents;
- * thread 0 arms the barrier for that next use as soon as it has waited.
- * Either way no exit barrier is needed: a block leaves only after all that
- * was sent to it has landed. */
+ * With transaction barriers a block waits only for the data it needs, not for
+ * every thread of the cluster (0.2-0.5 us less a one-row launch in a CUDA
+ * graph on an H200; which plans take them: sgp_policy_exchange_bars). A
+ * buffer of parity p is sent to again two iterations on, which no block can
+ * start before every block's warps have sent this iteration's partials, that
+ * is, read the buffer's last contents; thread 0 arms the barrier for that next
+ * use as soon as it has waited. Either way no exit barrier is needed: a block
+ * leaves only after all that was sent to it has landed. */
 static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   const sg_plan *pl = cx->plan;
   LLVMBuilderRef b = cx->b;
