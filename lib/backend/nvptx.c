@@ -138,19 +138,18 @@ static void exchange_arm(sgc_ctx *cx, LLVMValueRef bar, unsigned bytes) {
   LLVMValueRef args[2] = {bar, LLVMConstInt(cx->i32, bytes, 0)};
   sgc_intrinsic(cx, "llvm.nvvm.mbarrier.arrive.expect.tx.scope.cta.space.cta", NULL, args, 2);
 }
+static LLVMValueRef bar_at(sgc_ctx *cx, LLVMValueRef bars, unsigned i) { /* 8 bytes each */
+  LLVMValueRef at = LLVMConstInt(cx->i64, 8 * i, 0);
+  return LLVMBuildGEP2(cx->b, LLVMInt8TypeInContext(cx->ctx), bars, &at, 1, "");
+}
 static void exchange_init(sgc_ctx *cx, LLVMValueRef bars, unsigned count, unsigned bytes) {
-  LLVMTypeRef i8 = LLVMInt8TypeInContext(cx->ctx);
   for (unsigned i = 0; i < count; i++) {
-    LLVMValueRef at = LLVMConstInt(cx->i64, 8 * i, 0);
-    LLVMValueRef args[2] = {LLVMBuildGEP2(cx->b, i8, bars, &at, 1, ""),
-                            LLVMConstInt(cx->i32, 1, 0)};
+    LLVMValueRef args[2] = {bar_at(cx, bars, i), LLVMConstInt(cx->i32, 1, 0)};
     sgc_intrinsic(cx, "llvm.nvvm.mbarrier.init.shared", NULL, args, 2);
   }
   sgc_intrinsic(cx, "llvm.nvvm.fence.mbarrier_init.release.cluster", NULL, NULL, 0);
-  for (unsigned i = 0; i < count; i++) {
-    LLVMValueRef at = LLVMConstInt(cx->i64, 8 * i, 0);
-    exchange_arm(cx, LLVMBuildGEP2(cx->b, i8, bars, &at, 1, ""), bytes);
-  }
+  for (unsigned i = 0; i < count; i++)
+    exchange_arm(cx, bar_at(cx, bars, i), bytes);
 }
 static LLVMValueRef remote_u64(sgc_ctx *cx, LLVMValueRef local, LLVMValueRef rank) {
   return LLVMBuildPtrToInt(cx->b, remote(cx, local, rank), cx->i64, "");

@@ -175,11 +175,14 @@ static partial butterfly(sgc_ctx *cx, sgc_reduce_kind kind, partial acc, unsigne
   return (partial){{v, s}};
 }
 
-/* The cluster exchange's transaction barriers (plan->cluster_bars, after the
- * buffers in shared memory): one a pass (slot) and iteration parity. */
+/* The reduction buffers in shared memory (plan/resolve.c), in floats: the
+ * block's (both parities), then the cluster's, then the cluster exchange's
+ * transaction barriers (plan->cluster_bars: one a pass (slot) and iteration
+ * parity). */
+static unsigned cluster_area(const sg_plan *pl) { return 2 * pl->smem_parity_floats; }
 static LLVMValueRef exchange_bar_at(sgc_ctx *cx, LLVMValueRef index) {
   const sg_plan *pl = cx->plan;
-  unsigned first = 2 * pl->smem_parity_floats + 2 * pl->cluster_parity_floats; /* a float index */
+  unsigned first = cluster_area(pl) + 2 * pl->cluster_parity_floats;
   LLVMValueRef f = LLVMBuildAdd(cx->b, LLVMConstInt(cx->i32, first, 0),
                                 LLVMBuildMul(cx->b, index, LLVMConstInt(cx->i32, 2, 0), ""), "");
   return smem_at(cx, f);
@@ -232,7 +235,7 @@ static partial gather_stage(sgc_ctx *cx, sgc_reduce_kind kind, partial acc) {
   LLVMBuilderRef b = cx->b;
   unsigned W = pl->waves_per_row, C = sgp_hw_cluster(pl), n = W * C, w = width_of(kind);
   unsigned slot = cx->next_slot, wave = pl->wave;
-  unsigned area = C > 1 ? 2 * pl->smem_parity_floats : 0;
+  unsigned area = C > 1 ? cluster_area(pl) : 0;
   unsigned per_parity = C > 1 ? pl->cluster_parity_floats : pl->smem_parity_floats;
   LLVMValueRef lane = LLVMBuildAnd(b, cx->tid, LLVMConstInt(cx->i32, wave - 1, 0), "");
   /* the thread's lane in its wave, or in its row where rows are under a wave:

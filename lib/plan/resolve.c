@@ -127,6 +127,14 @@ static sg_status resolve_pipeline(const sgp_input *in, sg_plan *pl, sg_diag *dia
   return SG_OK;
 }
 
+/* Static shared memory of the reductions (codegen/reduce.c): the block's
+ * buffers, the cluster's and its transaction barriers (8 bytes each), and a
+ * grid split's result (a pair a pass, last). */
+static unsigned reduction_smem(const sg_plan *pl, unsigned passes) {
+  return 2 * pl->smem_parity_floats * 4 + pl->cluster_bytes + 8 * pl->cluster_bars +
+         (pl->grid_split ? passes * 8 : 0);
+}
+
 /* One plan of t for c and p (sg_plan_resolve less the few-rows variant); *in
  * receives the template's facts. */
 static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, const sg_problem *p,
@@ -263,9 +271,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
       hw > 1 ? passes * pl->rows_per_block * hw * pl->waves_per_row * 2 : 0;
   pl->cluster_bytes = 2 * pl->cluster_parity_floats * 4;
   pl->cluster_bars = hw > 1 && sgp_policy_exchange_bars(pl) ? 2 * passes : 0;
-  pl->smem_bytes = 2 * pl->smem_parity_floats * 4 + pl->cluster_bytes + 8 * pl->cluster_bars;
-  if (pl->grid_split) /* the grid stage's result, a pair a pass, last */
-    pl->smem_bytes += passes * 8;
+  pl->smem_bytes = reduction_smem(pl, passes);
   if (pl->smem_bytes > tg->max_static_smem) {
     unsigned need = pl->smem_bytes;
     free(pl);
@@ -386,8 +392,8 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   if (f->alone && (v->alone_smem = sgp_policy_alone_smem(v)) != 0)
     v->blocks_per_sm = 0; /* one block a multiprocessor: no register cap to ask for */
   if (v->cluster_bars && !sgp_policy_exchange_bars(v)) { /* now that its launch is known */
-    v->smem_bytes -= 8 * v->cluster_bars;
     v->cluster_bars = 0;
+    v->smem_bytes = reduction_smem(v, v->passes);
     if (v->stage && !v->hold)
       v->blocks_per_sm = sgp_policy_blocks_per_sm(v);
   }
