@@ -389,6 +389,8 @@ unsigned sgp_policy_pack(const sgp_input *in, const sg_plan *pl) {
  *    threads of 8 accesses instead when that stays within AUTO_ELEMS_PER_THREAD
  *    (one 1024-thread block a multiprocessor overlaps its phases poorly). */
 #define AUTO_ELEMS_PER_THREAD 32
+/* a workgroup of a row split over a cluster (sgp_policy_cluster) */
+#define CLUSTER_BLOCK_THREADS 256
 #define SHORT_ROW_BYTES 512
 #define SHORT_ROW_CAUSAL_ACCESSES 2
 #define ROW_ACCESSES 4
@@ -432,10 +434,15 @@ static unsigned staged_threads(uint64_t vectors, unsigned max_threads) {
   return t > max_threads ? max_threads : t;
 }
 
+static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64_t vectors);
 unsigned sgp_policy_threads_per_row(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                                     unsigned cap) {
-  return pl->stage ? staged_threads(vectors, cap)
-                   : registers_threads(vectors, pl->vec, pl->vec_bytes, cap, in->causal, pl->peel);
+  if (pl->stage)
+    return staged_threads(vectors, cap);
+  if (pl->chosen.cluster && pl->cluster > 1 &&
+      cluster_registers(in, pl, sgp_row_vectors(pl)) == pl->cluster)
+    return CLUSTER_BLOCK_THREADS < cap ? CLUSTER_BLOCK_THREADS : cap;
+  return registers_threads(vectors, pl->vec, pl->vec_bytes, cap, in->causal, pl->peel);
 }
 
 /* At least 256 threads (8 waves of 32) so that short rows share a block,
@@ -603,9 +610,49 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
   return t <= 512 && (vectors + t - 1) / t * pl->vec <= REGISTERS_ROW_VALUES;
 }
 
+/* Rows in registers over a cluster (quack's geometry): a row of one read an
+ * element in an online chain, 16-byte vectors, not peeled, no causal op, of
+ * at least CLUSTER_REGISTERS_BYTES, splits over the smallest cluster of 2 up
+ * to CLUSTER_REGISTERS_MOST whose workgroups of CLUSTER_BLOCK_THREADS threads
+ * hold their share in registers at most CLUSTER_REGISTERS_VALUES values a
+ * thread, one row a block, instead of one staged (or 512-thread) block a row;
+ * not where that share fills under 7/8 of the vectors its threads' chunks
+ * hold (CLUSTER_REGISTERS_FILL_NUM / _DEN). Measured on an
+ * H200 (session 31, compare.sh, 2 rounds, spread median 0.9 %, p90 3 %;
+ * tools/bench/RESULTS.md "Rows in registers over a cluster"), forced by
+ * constraints against the plans before at M = 65-9000: f16 N = 16384-40960 at
+ * 32-48 values a thread 1.01-1.23 x (but 512 x 32000 0.98), f32 N =
+ * 8192-32768 0.99-1.16 x; at 64 values it lost (f16 32768 over 2: 0.91-0.97
+ * at M >= 768, 65024 over 4: 0.97-0.99), at 56 bf16 lost (90 registers, 2
+ * blocks a multiprocessor: 50304 at M = 64-767 0.90-0.93) where f16 (80) did
+ * not, and so did shares filling 82 % of their chunks (f16 26816 over 4:
+ * 0.88-0.91 at M >= 512). Returns the cluster, 0 where the rule does not apply. */
+#define CLUSTER_REGISTERS_BYTES (32 * 1024)
+#define CLUSTER_REGISTERS_MOST 4
+#define CLUSTER_REGISTERS_VALUES 48
+#define CLUSTER_REGISTERS_FILL_NUM 7
+#define CLUSTER_REGISTERS_FILL_DEN 8
+static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64_t vectors) {
+  const sgh_target *tg = pl->target;
+  if (!sgh_has_clusters(tg, pl->arch) || sgp_dynamic_n(pl) || !in->online_chains || in->causal ||
+      pl->peel || in->read_bytes != in->widest_read || pl->vec_bytes != 16 ||
+      vectors * pl->vec_bytes < CLUSTER_REGISTERS_BYTES)
+    return 0;
+  for (unsigned c = 2; c <= CLUSTER_REGISTERS_MOST && c <= tg->max_cluster; c *= 2) {
+    uint64_t share = sgp_split_share(pl, vectors, c);
+    uint64_t chunks = (share + CLUSTER_BLOCK_THREADS - 1) / CLUSTER_BLOCK_THREADS;
+    uint64_t slots = chunks * CLUSTER_BLOCK_THREADS; /* vectors the workgroup's threads hold */
+    if (sgp_split_ok(vectors, c) && chunks * pl->vec <= CLUSTER_REGISTERS_VALUES)
+      return share * CLUSTER_REGISTERS_FILL_DEN >= slots * CLUSTER_REGISTERS_FILL_NUM ? c : 0;
+  }
+  return 0;
+}
+
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
   const sgh_target *tg = pl->target;
   int64_t n = in->p->n;
+  if (cluster_registers(in, pl, sgp_row_vectors(pl)))
+    return 0;
   int can = sgh_can_stage(tg), narrow = pl->vec * in->narrowest_read < 4;
   /* the most a workgroup would hold: the row over the largest portable
    * cluster, else over the largest staged one */
@@ -647,7 +694,6 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
  * 0.80, softmax_backward f16 151936 0.97 -> 0.83, f32 100352 1.00 -> 0.91) and
  * gained where a block had been alone (masked f16 262144 0.94 -> 0.99,
  * softmax_backward f32 151936 0.80 -> 0.88, attention f16 262144 1.67 -> 1.99). */
-#define CLUSTER_BLOCK_THREADS 256
 unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                             uint64_t rows, uint64_t threads) {
   const sgh_target *tg = pl->target;
@@ -664,7 +710,10 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
       if (!over && stage_share_fits(tg, pl->arch, share))
         break;
     }
-  } else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
+  } else if (threads >= CLUSTER_BLOCK_THREADS && rows == 1 &&
+             cluster_registers(in, pl, sgp_row_vectors(pl)))
+    cluster = cluster_registers(in, pl, sgp_row_vectors(pl));
+  else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
     while (cluster < tg->max_cluster && vectors / cluster * pl->vec > fit &&
            (vectors / cluster) % 2 == 0)
       cluster *= 2;

@@ -2,7 +2,7 @@
 # variant is taken as there (sgrt_launch_geometry): f32 N = 8192 (32 KB rows)
 # over the fake CUDA driver, which computes softmax on the host: M = 1 launches
 # softgen_softmax_f32_n8192_few in clusters of 8, M = 65 (over max_rows, 64) the
-# kernel; both results match. sg_meta's variants are mirrored (softgen/_rt.py:
+# kernel (clusters of 2); both results match. sg_meta's variants are mirrored (softgen/_rt.py:
 # the field after them, n_min, reads right only when their layout matches).
 # UNSUPPORTED: asan
 # RUN: %softgen -D N=8192 --dtype f32 --emit asm -o %t.ptx
@@ -33,4 +33,4 @@ for M in (1, 65):
 # CHECK-NEXT: 1 max abs err ok: True
 # CHECK-NEXT: 65 max abs err ok: True
 # LOG: cuLaunchKernelEx fn=softgen_softmax_f32_n8192_few grid=8,1,1 block=256,1,1 smem=0 {{.*}} attr0=4:8,1,1 {{.*}} M=1
-# LOG: cuLaunchKernel fn=softgen_softmax_f32_n8192 grid=65,1,1 {{.*}} M=65
+# LOG: cuLaunchKernelEx fn=softgen_softmax_f32_n8192 grid=130,1,1 {{.*}} attr0=4:2,1,1 {{.*}} M=65
