@@ -15,16 +15,16 @@
 // AMD-META: target amdgpu
 // AMD-META: arch gfx942
 
-// 65536 f16 on sm_90: staged in shared memory, 2 blocks of 512 threads a row
-// (64 KB each), in clusters of 2; M = 128 (over the few-rows variant's
-// max_rows, 64: few-rows.mlir)
+// 65536 f16 on sm_90: rows in registers over clusters of 8 blocks of 256
+// threads (8192 columns each, plan/policy.c cluster_registers), no dynamic
+// shared memory; M = 128 (over the few-rows variant's max_rows, 64:
+// few-rows.mlir)
 // CLUSTER: gpu.binary @softgen_softmax_f16_n65536 [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "
 // CLUSTER: %[[ONE:.+]] = arith.constant 1 : index
-// CLUSTER-NEXT: %[[G:.+]] = arith.constant 256 : index
-// CLUSTER-NEXT: %[[B:.+]] = arith.constant 512 : index
-// CLUSTER-NEXT: %[[C:.+]] = arith.constant 2 : index
-// CLUSTER: %[[S:.+]] = arith.constant 65536 : i32
-// CLUSTER: gpu.launch_func @softgen_softmax_f16_n65536::@softgen_softmax_f16_n65536 clusters in (%[[C]], %[[ONE]], %[[ONE]]) blocks in (%[[G]], %[[ONE]], %[[ONE]]) threads in (%[[B]], %[[ONE]], %[[ONE]])  dynamic_shared_memory_size %[[S]] args(
+// CLUSTER-NEXT: %[[G:.+]] = arith.constant 1024 : index
+// CLUSTER-NEXT: %[[B:.+]] = arith.constant 256 : index
+// CLUSTER-NEXT: %[[C:.+]] = arith.constant 8 : index
+// CLUSTER: gpu.launch_func @softgen_softmax_f16_n65536::@softgen_softmax_f16_n65536 clusters in (%[[C]], %[[ONE]], %[[ONE]]) blocks in (%[[G]], %[[ONE]], %[[ONE]]) threads in (%[[B]], %[[ONE]], %[[ONE]])  args(
 
 func.func @f(%x: memref<128x65536xf16>, %y: memref<128x65536xf16>) {
   linalg.softmax dimension(1) ins(%x : memref<128x65536xf16>) outs(%y : memref<128x65536xf16>)
