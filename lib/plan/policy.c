@@ -639,9 +639,10 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
 static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64_t vectors) {
   const sgh_target *tg = pl->target;
   const sg_constraints *c = in->c;
-  /* the block's shape is the policy's: nothing given fixes the threads or rows
-   * (else the staged plan, which such constraints were written against) */
-  if (c->nworkgroup || c->nwave || c->waves_per_block[0] || c->split)
+  /* the block's shape is the policy's: nothing given fixes the threads or rows,
+   * nor asks for held exps (staged rows only): else the staged plan, which such
+   * constraints were written against */
+  if (c->nworkgroup || c->nwave || c->waves_per_block[0] || c->split || c->hold >= 2)
     return 0;
   if (!sgh_has_clusters(tg, pl->arch) || sgp_dynamic_n(pl) || !in->online_chains || in->causal ||
       pl->peel || in->read_bytes != in->widest_read || pl->vec_bytes != 16 ||
