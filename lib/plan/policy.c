@@ -661,12 +661,12 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
   const sgh_target *tg = pl->target;
   int64_t n = in->p->n;
-  if (cluster_registers(in, pl, sgp_row_vectors(pl)))
+  uint64_t vectors = sgp_row_vectors(pl);
+  if (cluster_registers(in, pl, vectors))
     return 0;
   int can = sgh_can_stage(tg), narrow = pl->vec * in->narrowest_read < 4;
   /* the most a workgroup would hold: the row over the largest portable
    * cluster, else over the largest staged one */
-  uint64_t vectors = sgp_row_vectors(pl);
   int clusters = sgh_has_clusters(tg, pl->arch);
   unsigned portable = clusters ? split_cluster(vectors, tg->max_cluster) : 1;
   unsigned staged = clusters ? split_cluster(vectors, tg->max_cluster_staged) : 1;
@@ -710,6 +710,10 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
   unsigned cluster = 1;
   uint64_t fit = (threads < CLUSTER_BLOCK_THREADS ? threads : CLUSTER_BLOCK_THREADS) *
                  AUTO_ELEMS_PER_THREAD;
+  /* rows in registers over a cluster, where the block may have its 256 threads */
+  unsigned registers = !pl->stage && threads >= CLUSTER_BLOCK_THREADS && rows == 1
+                           ? cluster_registers(in, pl, sgp_row_vectors(pl))
+                           : 0;
   if (pl->stage) {
     unsigned most = sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
     int one_read = in->online_chains && in->read_bytes == in->widest_read;
@@ -720,9 +724,8 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
       if (!over && stage_share_fits(tg, pl->arch, share))
         break;
     }
-  } else if (threads >= CLUSTER_BLOCK_THREADS && rows == 1 &&
-             cluster_registers(in, pl, sgp_row_vectors(pl)))
-    cluster = cluster_registers(in, pl, sgp_row_vectors(pl));
+  } else if (registers)
+    cluster = registers;
   else if (vectors * pl->vec > threads * AUTO_ELEMS_PER_THREAD)
     while (cluster < tg->max_cluster && vectors / cluster * pl->vec > fit &&
            (vectors / cluster) % 2 == 0)
