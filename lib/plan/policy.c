@@ -632,10 +632,43 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * (taken over 4 by the rule) 1.00-1.11 x against over 4. Returns the cluster, 0
  * where the rule does not apply. */
 #define CLUSTER_REGISTERS_BYTES (32 * 1024)
-#define CLUSTER_REGISTERS_MOST 8
+#define CLUSTER_REGISTERS_MOST 16
 #define CLUSTER_REGISTERS_VALUES 48
 #define CLUSTER_REGISTERS_FILL_NUM 7
 #define CLUSTER_REGISTERS_FILL_DEN 8
+/* Over the non-portable clusters (past tg->max_cluster: 16 on sm_90) only
+ * where a workgroup's share is more than CLUSTER_REGISTERS_WIDE_BYTES.
+ * Measured on an H200 (session 32, compare.sh, 2 rounds, spread median 0.4 %,
+ * p90 2.3 %; tools/bench/RESULTS.md "Rows in registers over 16"), over 16
+ * against the plans before (staged over 4 or 8, few-rows variants staged over
+ * 8), N = 100352-163608 at M = 16-4000: f32 (shares of 24.5-40 KB) 1.05-1.27 x
+ * at every M >= 32; f16 and bf16 (shares of 14.5-20 KB) 1.0-1.17 x at M =
+ * 16-64 but 0.86-0.99 x at M >= 256, where 4-5 blocks of 256 threads a
+ * multiprocessor (ptxas: 48-64 registers) keep 58-100 KB in flight against
+ * the staged plans' 120-190 KB. Their gain at few rows is a few-rows variant's
+ * (few_rows_list: the split of 16 in registers up to M = 32). */
+#define CLUSTER_REGISTERS_WIDE_BYTES (24 * 1024)
+
+/* Rows in registers over k workgroups of CLUSTER_BLOCK_THREADS: 1 where a
+ * thread holds at most CLUSTER_REGISTERS_VALUES values of its share, and the
+ * share fills at least 7/8 of its threads' chunks; 0 where it does not fill
+ * them; -1 where the values are too many or the row does not split so. The
+ * template and the plan can hold it so (one read an element, an online chain,
+ * 16-byte vectors, not peeled, no causal op, rows of CLUSTER_REGISTERS_BYTES or
+ * more, clusters on the target, N fixed) or the answer is -1. */
+static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vectors, unsigned k) {
+  if (!sgh_has_clusters(pl->target, pl->arch) || sgp_dynamic_n(pl) || !in->online_chains ||
+      in->causal || pl->peel || in->read_bytes != in->widest_read || pl->vec_bytes != 16 ||
+      vectors * pl->vec_bytes < CLUSTER_REGISTERS_BYTES || !sgp_split_ok(vectors, k))
+    return -1;
+  uint64_t share = sgp_split_share(pl, vectors, k);
+  uint64_t chunks = (share + CLUSTER_BLOCK_THREADS - 1) / CLUSTER_BLOCK_THREADS;
+  uint64_t slots = chunks * CLUSTER_BLOCK_THREADS; /* vectors the workgroup's threads hold */
+  if (chunks * pl->vec > CLUSTER_REGISTERS_VALUES)
+    return -1;
+  return share * CLUSTER_REGISTERS_FILL_DEN >= slots * CLUSTER_REGISTERS_FILL_NUM;
+}
+
 static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64_t vectors) {
   const sgh_target *tg = pl->target;
   const sg_constraints *c = in->c;
@@ -644,16 +677,16 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
    * constraints were written against */
   if (c->nworkgroup || c->nwave || c->waves_per_block[0] || c->split || c->hold >= 2)
     return 0;
-  if (!sgh_has_clusters(tg, pl->arch) || sgp_dynamic_n(pl) || !in->online_chains || in->causal ||
-      pl->peel || in->read_bytes != in->widest_read || pl->vec_bytes != 16 ||
-      vectors * pl->vec_bytes < CLUSTER_REGISTERS_BYTES)
-    return 0;
-  for (unsigned k = 2; k <= CLUSTER_REGISTERS_MOST && k <= tg->max_cluster; k *= 2) {
-    uint64_t share = sgp_split_share(pl, vectors, k);
-    uint64_t chunks = (share + CLUSTER_BLOCK_THREADS - 1) / CLUSTER_BLOCK_THREADS;
-    uint64_t slots = chunks * CLUSTER_BLOCK_THREADS; /* vectors the workgroup's threads hold */
-    if (sgp_split_ok(vectors, k) && chunks * pl->vec <= CLUSTER_REGISTERS_VALUES)
-      return share * CLUSTER_REGISTERS_FILL_DEN >= slots * CLUSTER_REGISTERS_FILL_NUM ? k : 0;
+  unsigned most =
+      sgp_min_u(CLUSTER_REGISTERS_MOST, sgp_max_u(tg->max_cluster, tg->max_cluster_staged));
+  for (unsigned k = 2; k <= most; k *= 2) {
+    int fits = registers_split(in, pl, vectors, k);
+    if (fits < 0)
+      continue;
+    if (!fits || (k > tg->max_cluster &&
+                  sgp_split_share(pl, vectors, k) * pl->vec_bytes <= CLUSTER_REGISTERS_WIDE_BYTES))
+      return 0;
+    return k;
   }
   return 0;
 }
@@ -1321,7 +1354,23 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
    * the split of 16 for the fewest rows first */
   if (values > AUTO_ELEMS_PER_THREAD && few_rows_wide(in, pl, vectors, can_stage, &out[n]))
     n++;
-  if (base.cluster > pl->cluster || pl->rows_per_block > 1 || base.staged != pl->stage)
+  /* where the split of 8 stages its share, the split of 16 in registers
+   * (registers_split) for up to FEW_ROWS_BLOCKS / 16 rows before it: measured
+   * on an H200 against the staged split of 8 (session 32, the sweep's 40
+   * kernels it changes at their M and M = 4-2000, 2 rounds, spread median
+   * 0.9 %, p90 4 %; tools/bench/RESULTS.md "Rows in registers over 16"): f16
+   * and bf16 N = 92696-163608 at M = 5-32 1.04-1.06 x (0.96-1.20), at M =
+   * 33-64 (the staged split of 8 as before) 1.00 x; f32 N = 74976-94664, whose
+   * four variants leave the staged split of 8 out (SGP_MAX_FEW: the kernel in
+   * registers over 8 takes M = 33-64), 1.03-1.17 x at M = 24-32, 0.99-1.13 x
+   * at M = 33-64 */
+  unsigned wide = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_staged);
+  if (base.staged && !given[0] && !in->c->staging && wide > base.cluster && n < SGP_MAX_FEW &&
+      registers_split(in, pl, vectors, wide) == 1)
+    out[n++] = (sgp_few){
+        .cluster = wide, .threads = CLUSTER_BLOCK_THREADS, .max_rows = FEW_ROWS_BLOCKS / wide};
+  if ((base.cluster > pl->cluster || pl->rows_per_block > 1 || base.staged != pl->stage) &&
+      n < SGP_MAX_FEW)
     out[n++] = base;
   return n;
 }

@@ -146,11 +146,11 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
                        "sm_90 and later have them)", N, (long long)tile, (long long)count,
                        tg->name, pl->arch);
     if (!sgp_is_pow2((uint64_t)count) ||
-        (uint64_t)count > (pl->stage ? sgp_max_u(tg->max_cluster, tg->max_cluster_staged)
-                                     : tg->max_cluster))
-      return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): %lld workgroups per row; a "
-                       "cluster must be a power of two up to %u (%u with rows staged in shared "
-                       "memory)", N, (long long)tile, (long long)count, tg->max_cluster,
+        (uint64_t)count > sgp_max_u(tg->max_cluster, tg->max_cluster_staged))
+      return REJECT_AT(wg_n->loc,
+                       "WorkgroupConstraint(%s, %lld): %lld workgroups per row; a "
+                       "cluster must be a power of two up to %u",
+                       N, (long long)tile, (long long)count,
                        sgp_max_u(tg->max_cluster, tg->max_cluster_staged));
     if (tile % pl->vec)
       return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u elements does "

@@ -49,8 +49,9 @@ typedef struct sgh_target {
 
   /* Thread-block clusters: max_cluster is the largest cluster the target
    * launches portably (1: none), max_cluster_staged a larger, non-portable one
-   * that staged rows and the few-rows variants' lone blocks may be given (16
-   * on sm_90: the runtime opts the kernel in); cluster_ok says whether arch
+   * that staged rows, rows in registers over a cluster and the few-rows
+   * variants may be given (16 on sm_90: the runtime opts the kernel in; the
+   * plan's policy says where); cluster_ok says whether arch
    * has clusters at all. */
   unsigned max_cluster;
   unsigned max_cluster_staged;
