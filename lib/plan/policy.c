@@ -648,15 +648,33 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * the staged plans' 120-190 KB. Their gain at few rows is a few-rows variant's
  * (few_rows_list: the split of 16 in registers up to M = 32). */
 #define CLUSTER_REGISTERS_WIDE_BYTES (24 * 1024)
+/* Where no cluster holds the share at CLUSTER_REGISTERS_VALUES (16-bit rows of
+ * N = 98305-131072, and shorter ones whose share fills under 7/8 of its
+ * chunks, e.g. 50304), rows of CLUSTER_REGISTERS_CAPPED_BYTES or more take the
+ * smallest portable cluster that holds it at CLUSTER_REGISTERS_CAPPED_VALUES,
+ * the blocks asked to fit CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor
+ * (.minnctapersm: ptxas 80 registers instead of 98, 16-44 bytes of spills):
+ * quack's geometry, which ncu showed at 80 registers and 3 blocks a
+ * multiprocessor (f16 1279 x 131072, 164 us) where the same split uncapped ran
+ * 98 registers, 2 blocks. Measured on an H200 (session 32, compare.sh, 2
+ * rounds; tools/bench/RESULTS.md "Rows in registers over 16"), forced (over 4
+ * for N = 50304, over 8 for 100352-131072, 56-64 values) against the plans
+ * before (staged over 2, 4 or 8): M = 318-4000 f16 1.01-1.06 x (1279 x 131072
+ * 0.92 -> 0.96, 900 x 128256 0.92 -> 0.96), bf16 0.98-1.04 x; M = 128
+ * 0.96-1.06 x. */
+#define CLUSTER_REGISTERS_CAPPED_BYTES (96 * 1024)
+#define CLUSTER_REGISTERS_CAPPED_VALUES 64
+#define CLUSTER_REGISTERS_CAPPED_BLOCKS 3
 
 /* Rows in registers over k workgroups of CLUSTER_BLOCK_THREADS: 1 where a
- * thread holds at most CLUSTER_REGISTERS_VALUES values of its share, and the
+ * thread holds at most `values` values of its share, and the
  * share fills at least 7/8 of its threads' chunks; 0 where it does not fill
  * them; -1 where the values are too many or the row does not split so. The
  * template and the plan can hold it so (one read an element, an online chain,
  * 16-byte vectors, not peeled, no causal op, rows of CLUSTER_REGISTERS_BYTES or
  * more, clusters on the target, N fixed) or the answer is -1. */
-static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vectors, unsigned k) {
+static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vectors, unsigned k,
+                           unsigned values) {
   if (!sgh_has_clusters(pl->target, pl->arch) || sgp_dynamic_n(pl) || !in->online_chains ||
       in->causal || pl->peel || in->read_bytes != in->widest_read || pl->vec_bytes != 16 ||
       vectors * pl->vec_bytes < CLUSTER_REGISTERS_BYTES || !sgp_split_ok(vectors, k))
@@ -664,7 +682,7 @@ static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vect
   uint64_t share = sgp_split_share(pl, vectors, k);
   uint64_t chunks = (share + CLUSTER_BLOCK_THREADS - 1) / CLUSTER_BLOCK_THREADS;
   uint64_t slots = chunks * CLUSTER_BLOCK_THREADS; /* vectors the workgroup's threads hold */
-  if (chunks * pl->vec > CLUSTER_REGISTERS_VALUES)
+  if (chunks * pl->vec > values)
     return -1;
   return share * CLUSTER_REGISTERS_FILL_DEN >= slots * CLUSTER_REGISTERS_FILL_NUM;
 }
@@ -680,15 +698,33 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
   unsigned most =
       sgp_min_u(CLUSTER_REGISTERS_MOST, sgp_max_u(tg->max_cluster, tg->max_cluster_staged));
   for (unsigned k = 2; k <= most; k *= 2) {
-    int fits = registers_split(in, pl, vectors, k);
+    int fits = registers_split(in, pl, vectors, k, CLUSTER_REGISTERS_VALUES);
     if (fits < 0)
       continue;
-    if (!fits || (k > tg->max_cluster &&
-                  sgp_split_share(pl, vectors, k) * pl->vec_bytes <= CLUSTER_REGISTERS_WIDE_BYTES))
-      return 0;
-    return k;
+    if (fits && (k <= tg->max_cluster ||
+                 sgp_split_share(pl, vectors, k) * pl->vec_bytes > CLUSTER_REGISTERS_WIDE_BYTES))
+      return k;
+    break;
+  }
+  /* else, for rows of CLUSTER_REGISTERS_CAPPED_BYTES or more, at most
+   * CLUSTER_REGISTERS_CAPPED_VALUES over a portable cluster, in blocks capped
+   * to CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor */
+  if (vectors * pl->vec_bytes < CLUSTER_REGISTERS_CAPPED_BYTES)
+    return 0;
+  for (unsigned k = 2; k <= tg->max_cluster; k *= 2) {
+    int fits = registers_split(in, pl, vectors, k, CLUSTER_REGISTERS_CAPPED_VALUES);
+    if (fits >= 0)
+      return fits ? k : 0;
   }
   return 0;
+}
+
+unsigned sgp_policy_registers_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
+  if (pl->stage || pl->cluster < 2 || pl->grid_split || !pl->chosen.cluster ||
+      pl->elems_per_thread <= CLUSTER_REGISTERS_VALUES ||
+      cluster_registers(in, pl, sgp_row_vectors(pl)) != pl->cluster)
+    return sgp_policy_peeled_blocks_per_sm(pl);
+  return CLUSTER_REGISTERS_CAPPED_BLOCKS;
 }
 
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
@@ -1366,7 +1402,7 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
    * at M = 33-64 */
   unsigned wide = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_staged);
   if (base.staged && !given[0] && !in->c->staging && wide > base.cluster && n < SGP_MAX_FEW &&
-      registers_split(in, pl, vectors, wide) == 1)
+      registers_split(in, pl, vectors, wide, CLUSTER_REGISTERS_VALUES) == 1)
     out[n++] = (sgp_few){
         .cluster = wide, .threads = CLUSTER_BLOCK_THREADS, .max_rows = FEW_ROWS_BLOCKS / wide};
   if ((base.cluster > pl->cluster || pl->rows_per_block > 1 || base.staged != pl->stage) &&

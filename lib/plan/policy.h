@@ -131,6 +131,10 @@ int sgp_policy_hold_fits(const sg_plan *pl);
 int sgp_policy_hold(const sgp_input *in, const sg_plan *pl);
 /* Peeled rows in registers: blocks a multiprocessor to ask for (0: none). */
 unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl);
+/* Rows in registers, peeled or over a cluster at more values a thread than
+ * cluster_registers' first rule allows: blocks a multiprocessor to ask for (0:
+ * none). */
+unsigned sgp_policy_registers_blocks_per_sm(const sgp_input *in, const sg_plan *pl);
 /* A range of N (pl->n its largest): may its rows split over a cluster? */
 int sgp_policy_range_cluster(const sg_plan *pl);
 

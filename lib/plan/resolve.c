@@ -279,7 +279,7 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
                        "memory, over the %u bytes %s allows", need, tg->max_static_smem, tname);
   }
   pl->stage_groups = sgp_policy_stage_groups(pl);
-  pl->blocks_per_sm = sgp_policy_peeled_blocks_per_sm(pl); /* staged: below */
+  pl->blocks_per_sm = sgp_policy_registers_blocks_per_sm(&in, pl); /* staged: below */
   pl->head_order_bytes = sgp_policy_head_order_bytes(pl);
   if (pl->stage) {
     uint64_t pitch = (uint64_t)pl->chunks * pl->threads_per_row * pl->vec;

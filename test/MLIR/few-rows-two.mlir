@@ -18,11 +18,11 @@
 // CHECK: func.func @fortyeight
 // CHECK: gpu.launch_func  @softgen_softmax_f16_n128256::@softgen_softmax_f16_n128256_few clusters in (%c8, %c1, %c1) blocks in (%c384, %c1, %c1) threads in (%c256, %c1, %c1)  dynamic_shared_memory_size %c32768_i32 args(
 // CHECK: func.func @many
-// CHECK: gpu.launch_func  @softgen_softmax_f16_n128256::@softgen_softmax_f16_n128256 clusters in (%c4, %c1, %c1)
+// CHECK: gpu.launch_func  @softgen_softmax_f16_n128256::@softgen_softmax_f16_n128256 clusters in (%c8, %c1, %c1)
 // VERBOSE: linalg.softmax 2x128256 f16 -> softgen_softmax_f16_n128256_few4 (grid 32, block 256, cluster 16)
 // VERBOSE: linalg.softmax 8x128256 f16 -> softgen_softmax_f16_n128256_few32 (grid 128, block 256, cluster 16)
 // VERBOSE: linalg.softmax 48x128256 f16 -> softgen_softmax_f16_n128256_few (grid 384, block 256, cluster 8)
-// VERBOSE: linalg.softmax 100x128256 f16 -> softgen_softmax_f16_n128256 (grid 400, block 256, cluster 4)
+// VERBOSE: linalg.softmax 100x128256 f16 -> softgen_softmax_f16_n128256 (grid 800, block 256, cluster 8)
 
 func.func @two(%x: memref<2x128256xf16>, %y: memref<2x128256xf16>) {
   linalg.softmax dimension(1) ins(%x : memref<2x128256xf16>) outs(%y : memref<2x128256xf16>)
