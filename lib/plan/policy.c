@@ -629,8 +629,9 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * 0.88-0.91 at M >= 512). Over 8 (the same, forced, f16 N = 65024-98304, bf16
  * 65536-81920, f32 32768-65536 at M = 65-4000, 2 rounds, spread median 0.3 %):
  * f16 1.03-1.21 x, bf16 1.04-1.16 x, f32 65536 1.04-1.23 x, f32 32768-49152
- * (taken over 4 by the rule) 1.00-1.11 x against over 4. Returns the cluster, 0
- * where the rule does not apply. */
+ * (taken over 4 by the rule) 1.00-1.11 x against over 4. Past 8 and at 64
+ * values: the two rules below (CLUSTER_REGISTERS_WIDE_BYTES, the capped second
+ * tier). Returns the cluster, 0 where the rule does not apply. */
 #define CLUSTER_REGISTERS_BYTES (32 * 1024)
 #define CLUSTER_REGISTERS_MOST 16
 #define CLUSTER_REGISTERS_VALUES 48
