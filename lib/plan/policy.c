@@ -696,8 +696,7 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
    * constraints were written against */
   if (c->nworkgroup || c->nwave || c->waves_per_block[0] || c->split || c->hold >= 2)
     return 0;
-  unsigned most =
-      sgp_min_u(CLUSTER_REGISTERS_MOST, sgp_max_u(tg->max_cluster, tg->max_cluster_staged));
+  unsigned most = sgp_min_u(CLUSTER_REGISTERS_MOST, sgh_largest_cluster(tg));
   for (unsigned k = 2; k <= most; k *= 2) {
     int fits = registers_split(in, pl, vectors, k, CLUSTER_REGISTERS_VALUES);
     if (fits < 0)
@@ -739,7 +738,7 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
    * cluster, else over the largest staged one */
   int clusters = sgh_has_clusters(tg, pl->arch);
   unsigned portable = clusters ? split_cluster(vectors, tg->max_cluster) : 1;
-  unsigned staged = clusters ? split_cluster(vectors, tg->max_cluster_staged) : 1;
+  unsigned staged = clusters ? split_cluster(vectors, tg->max_cluster_wide) : 1;
   int fits = can && staged_share_fits(in, pl, vectors, portable);
   /* over non-portable clusters, measured on an H100 at f32 N = 262144 against
    * the registers plan (1024 threads): the backward passes 0.54 -> 0.92 of
@@ -761,7 +760,7 @@ int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
  * until a block of 256 threads (or the most the largest cluster allows) holds
  * its share, as measured fastest (experiments 2 and 4); smaller blocks keep
  * several resident per multiprocessor. Staged: a workgroup's share of the rows within
- * STAGE_BLOCK_BYTES over portable clusters. Past them (up to max_cluster_staged)
+ * STAGE_BLOCK_BYTES over portable clusters. Past them (up to max_cluster_wide)
  * while the share does not fit (stage_share_fits), and while it is over
  * STAGE_BLOCK_BYTES for rows of one read an element with an online chain, over
  * half the shared memory (a block alone on its multiprocessor) for the others.
@@ -785,7 +784,7 @@ unsigned sgp_policy_cluster(const sgp_input *in, const sg_plan *pl, uint64_t vec
                            ? cluster_registers(in, pl, sgp_row_vectors(pl))
                            : 0;
   if (pl->stage) {
-    unsigned most = sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
+    unsigned most = sgh_largest_cluster(tg);
     int one_read = in->online_chains && in->read_bytes == in->widest_read;
     for (uint64_t share; cluster < most && (vectors / cluster) % 2 == 0; cluster *= 2) {
       share = vectors / cluster * pl->vec * rows * in->read_bytes;
@@ -1148,7 +1147,7 @@ unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl) {
 static int few_rows_wide(const sgp_input *in, const sg_plan *pl, uint64_t vectors, int stage,
                          sgp_few *out) {
   const sgh_target *tg = pl->target;
-  unsigned big = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_staged);
+  unsigned big = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_wide);
   if (big <= tg->max_cluster || !sgp_split_ok(vectors, big) || in->c->waves_per_block[0])
     return 0;
   uint64_t share = sgp_split_share(pl, vectors, big);
@@ -1401,7 +1400,7 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
    * four variants leave the staged split of 8 out (SGP_MAX_FEW: the kernel in
    * registers over 8 takes M = 33-64), 1.03-1.17 x at M = 24-32, 0.99-1.13 x
    * at M = 33-64 */
-  unsigned wide = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_staged);
+  unsigned wide = sgp_min_u(FEW_ROWS_BIG_CLUSTER, tg->max_cluster_wide);
   if (base.staged && !given[0] && !in->c->staging && wide > base.cluster && n < SGP_MAX_FEW &&
       registers_split(in, pl, vectors, wide, CLUSTER_REGISTERS_VALUES) == 1)
     out[n++] = (sgp_few){

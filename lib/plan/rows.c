@@ -145,21 +145,18 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
                        "workgroups needs thread-block clusters, which %s %s lacks (NVIDIA "
                        "sm_90 and later have them)", N, (long long)tile, (long long)count,
                        tg->name, pl->arch);
-    if (!sgp_is_pow2((uint64_t)count) ||
-        (uint64_t)count > sgp_max_u(tg->max_cluster, tg->max_cluster_staged))
+    if (!sgp_is_pow2((uint64_t)count) || (uint64_t)count > sgh_largest_cluster(tg))
       return REJECT_AT(wg_n->loc,
                        "WorkgroupConstraint(%s, %lld): %lld workgroups per row; a "
                        "cluster must be a power of two up to %u",
-                       N, (long long)tile, (long long)count,
-                       sgp_max_u(tg->max_cluster, tg->max_cluster_staged));
+                       N, (long long)tile, (long long)count, sgh_largest_cluster(tg));
     if (tile % pl->vec)
       return REJECT_AT(wg_n->loc, "WorkgroupConstraint(%s, %lld): a vector of %u elements does "
                        "not divide the tile", N, (long long)tile, pl->vec);
     pl->cluster = (unsigned)count;
     given_tile = tile;
   } else if (in->c->split && !wg_n && (can || in->c->split_grid)) {
-    unsigned most = in->c->split_grid ? SGP_MAX_GRID_SPLIT
-                                      : sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
+    unsigned most = in->c->split_grid ? SGP_MAX_GRID_SPLIT : sgh_largest_cluster(tg);
     if (!sgp_split_ok(vectors, in->c->split) || in->c->split > most)
       return REJECT("a row of %llu vectors does not split over %u workgroups",
                     (unsigned long long)vectors, in->c->split);
@@ -176,7 +173,7 @@ static sg_status resolve_cluster(const sgp_input *in, const given *g, sg_plan *p
     /* the policy sees the vectors rounded up to a multiple of every cluster
      * (the extra ones masked), then the split is narrowed to one whose last
      * workgroup holds a vector */
-    unsigned most = sgp_max_u(tg->max_cluster, tg->max_cluster_staged);
+    unsigned most = sgh_largest_cluster(tg);
     uint64_t even = (vectors + most - 1) / most * most;
     pl->cluster = sgp_policy_cluster(in, pl, even, rows, threads);
     while (pl->cluster > 1 && !sgp_split_ok(vectors, pl->cluster))

@@ -35,4 +35,8 @@ int sgh_has_clusters(const sgh_target *t, const char *arch) {
   return t->max_cluster > 1 && t->cluster_ok && t->cluster_ok(arch);
 }
 
+unsigned sgh_largest_cluster(const sgh_target *t) {
+  return t->max_cluster_wide > t->max_cluster ? t->max_cluster_wide : t->max_cluster;
+}
+
 int sgh_can_stage(const sgh_target *t) { return t->stage_smem != NULL; }

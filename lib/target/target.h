@@ -48,13 +48,13 @@ typedef struct sgh_target {
   const char *(*wave_sizes)(const char *arch);
 
   /* Thread-block clusters: max_cluster is the largest cluster the target
-   * launches portably (1: none), max_cluster_staged a larger, non-portable one
+   * launches portably (1: none), max_cluster_wide a larger, non-portable one
    * that staged rows, rows in registers over a cluster and the few-rows
    * variants may be given (16 on sm_90: the runtime opts the kernel in; the
    * plan's policy says where); cluster_ok says whether arch
    * has clusters at all. */
   unsigned max_cluster;
-  unsigned max_cluster_staged;
+  unsigned max_cluster_wide;
   int (*cluster_ok)(const char *arch);
 
   /* Rows staged in shared memory through asynchronous copies (NULL: the target
@@ -77,6 +77,8 @@ int sgh_has_arch(const sgh_target *t, const char *arch);
 
 /* 1 if blocks of arch can form clusters of more than one block. */
 int sgh_has_clusters(const sgh_target *t, const char *arch);
+/* The largest cluster t launches, portable or not (max_cluster_wide). */
+unsigned sgh_largest_cluster(const sgh_target *t);
 
 /* 1 if the target can stage rows in shared memory. */
 int sgh_can_stage(const sgh_target *t);
