@@ -631,8 +631,16 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * f16 1.03-1.21 x, bf16 1.04-1.16 x, f32 65536 1.04-1.23 x, f32 32768-49152
  * (taken over 4 by the rule) 1.00-1.11 x against over 4. Past 8 and at 64
  * values: the two rules below (CLUSTER_REGISTERS_WIDE_BYTES, the capped second
- * tier). Returns the cluster, 0 where the rule does not apply. */
-#define CLUSTER_REGISTERS_BYTES (32 * 1024)
+ * tier). Rows of 24-32 KB (16-bit N = 12288-16383, f32 6144-8191), measured
+ * on an H200 (session 33, compare.sh, 2 rounds, spread median 0.8 %, p90 4.7
+ * %; tools/bench/RESULTS.md "Rows in registers from 24 KB"), over 2 against one
+ * block of 256 threads (16-bit: 56-64 values, 101 registers, 2 blocks a
+ * multiprocessor) at M = 54-16000: f16 and bf16 N = 15032 and 16072 1.05-1.22
+ * x (f16 1441 x 15032 0.88 -> 0.99 of the copy, 363 x 16072 0.94 -> 1.08),
+ * 12288 1.02-1.12 x, 14336 1.05-1.11 x at M <= 128 and 0.97-0.99 x at M >= 363;
+ * f32 6144 and 7168 1.01-1.06 x. Returns the cluster, 0 where the rule does
+ * not apply. */
+#define CLUSTER_REGISTERS_BYTES (24 * 1024)
 #define CLUSTER_REGISTERS_MOST 16
 #define CLUSTER_REGISTERS_VALUES 48
 #define CLUSTER_REGISTERS_FILL_NUM 7
@@ -651,7 +659,7 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
 #define CLUSTER_REGISTERS_WIDE_BYTES (24 * 1024)
 /* Where no cluster holds the share at CLUSTER_REGISTERS_VALUES (16-bit rows of
  * N = 98305-131072, and shorter ones whose share fills under 7/8 of its
- * chunks, e.g. 50304), rows of CLUSTER_REGISTERS_CAPPED_BYTES or more take the
+ * chunks, e.g. 25848 and 50304), a row takes the
  * smallest portable cluster that holds it at CLUSTER_REGISTERS_CAPPED_VALUES,
  * the blocks asked to fit CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor
  * (.minnctapersm: ptxas 80 registers instead of 98, 16-44 bytes of spills):
@@ -662,10 +670,22 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * for N = 50304, over 8 for 100352-131072, 56-64 values) against the plans
  * before (staged over 2, 4 or 8): M = 318-4000 f16 1.01-1.06 x (1279 x 131072
  * 0.92 -> 0.96, 900 x 128256 0.92 -> 0.96), bf16 0.98-1.04 x; M = 128
- * 0.96-1.06 x. */
-#define CLUSTER_REGISTERS_CAPPED_BYTES (96 * 1024)
+ * 0.96-1.06 x. First for rows of 96 KB or more; from session 33 for every row
+ * the first tier considers (in practice also 16-bit N = 24577-28671 over 2 at
+ * 56 values, where the split of 4 fills 75-86 % of its chunks): against one
+ * staged block a row (H200, same run as CLUSTER_REGISTERS_BYTES) f16 and bf16
+ * N = 25232-28160 at M = 54-4000 1.00-1.19 x (f16 363 x 26824 0.91 -> 1.03,
+ * 4000 x 25848 0.90 -> 1.00; bf16 363 x 27096 0.87 -> 1.03), M = 54 0.96-1.03.
+ * Past the portable clusters only where a workgroup's share is more than
+ * CLUSTER_REGISTERS_CAPPED_WIDE_BYTES: f32 N = 196609-262144 over 16 (shares of
+ * 48-64 KB), against staged over 16 (64 KB a block, 3 a multiprocessor;
+ * session 33, 2 rounds, spread median 0.4 %) at M = 32-4000 1.01-1.15 x (201088
+ * 0.86 -> 0.99 at M = 1441, 262144 0.88 -> 0.95); the 16-bit rows there
+ * (shares of 24.5-32 KB) against staged over 8 lost at M >= 128 (f16 4000 x
+ * 201088 0.91 -> 0.84, bf16 0.90 -> 0.81). */
 #define CLUSTER_REGISTERS_CAPPED_VALUES 64
 #define CLUSTER_REGISTERS_CAPPED_BLOCKS 3
+#define CLUSTER_REGISTERS_CAPPED_WIDE_BYTES (48 * 1024)
 
 /* Rows in registers over k workgroups of CLUSTER_BLOCK_THREADS: 1 where a
  * thread holds at most `values` values of its share, and the
@@ -706,15 +726,16 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
       return k;
     break;
   }
-  /* else, for rows of CLUSTER_REGISTERS_CAPPED_BYTES or more, at most
-   * CLUSTER_REGISTERS_CAPPED_VALUES over a portable cluster, in blocks capped
-   * to CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor */
-  if (vectors * pl->vec_bytes < CLUSTER_REGISTERS_CAPPED_BYTES)
-    return 0;
-  for (unsigned k = 2; k <= tg->max_cluster; k *= 2) {
+  /* else at most CLUSTER_REGISTERS_CAPPED_VALUES over the smallest cluster
+   * that holds them (past the portable ones for the widest shares only), in
+   * blocks capped to CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor */
+  for (unsigned k = 2; k <= most; k *= 2) {
     int fits = registers_split(in, pl, vectors, k, CLUSTER_REGISTERS_CAPPED_VALUES);
     if (fits >= 0)
-      return fits ? k : 0;
+      return fits && (k <= tg->max_cluster || sgp_split_share(pl, vectors, k) * pl->vec_bytes >
+                                                  CLUSTER_REGISTERS_CAPPED_WIDE_BYTES)
+                 ? k
+                 : 0;
   }
   return 0;
 }
