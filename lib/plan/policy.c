@@ -686,6 +686,18 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
 #define CLUSTER_REGISTERS_CAPPED_VALUES 64
 #define CLUSTER_REGISTERS_CAPPED_BLOCKS 3
 #define CLUSTER_REGISTERS_CAPPED_WIDE_BYTES (48 * 1024)
+/* The first tier's blocks of more than CLUSTER_REGISTERS_FEW_VALUES values a
+ * thread ask for CLUSTER_REGISTERS_BLOCKS a multiprocessor (64 registers):
+ * ptxas gave them 61-64 registers for f16 but 73-74 for bf16 and 79-80 for
+ * f32 where no column is masked (N = 49152 over 4, 98304 over 8: 48 values), 3
+ * blocks a multiprocessor. Measured on an H200 (session 33, compare.sh, 2
+ * rounds; tools/bench/RESULTS.md "Rows in registers from 24 KB"), asked for 4
+ * against not, M = 64-4000: bf16 N = 49152 and 98304 1.03-1.15 x (128 x 49152
+ * 0.76 -> 0.87 of the copy, 4000 x 98304 0.92 -> 0.99; 64 registers, no
+ * spills), 24576 1.00-1.03 x; f32 N = 24576-196608 0.99-1.05 x (64 registers,
+ * no spills). */
+#define CLUSTER_REGISTERS_FEW_VALUES 32
+#define CLUSTER_REGISTERS_BLOCKS 4
 
 /* Rows in registers over k workgroups of CLUSTER_BLOCK_THREADS: 1 where a
  * thread holds at most `values` values of its share, and the
@@ -742,10 +754,11 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
 
 unsigned sgp_policy_registers_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
   if (pl->stage || pl->cluster < 2 || pl->grid_split || !pl->chosen.cluster ||
-      pl->elems_per_thread <= CLUSTER_REGISTERS_VALUES ||
+      pl->elems_per_thread <= CLUSTER_REGISTERS_FEW_VALUES ||
       cluster_registers(in, pl, sgp_row_vectors(pl)) != pl->cluster)
     return sgp_policy_peeled_blocks_per_sm(pl);
-  return CLUSTER_REGISTERS_CAPPED_BLOCKS;
+  return pl->elems_per_thread <= CLUSTER_REGISTERS_VALUES ? CLUSTER_REGISTERS_BLOCKS
+                                                          : CLUSTER_REGISTERS_CAPPED_BLOCKS;
 }
 
 int sgp_policy_stage(const sgp_input *in, const sg_plan *pl) {
