@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
 """ab.py - the paired summary of an A/B run of compare.sh (any machine).
 
-    tools/bench/ab.py CMP_TXT OLD NEW [--bands N,N,...] [--show K]
+    tools/bench/ab.py CMP_TXT OLD NEW [--bands N,N,...] [--show K] [--low] [--by-n]
 
 CMP_TXT is compare.sh's output (its table "dtype M N name ..." and one line per
 dtype x M x N). OLD and NEW name the sets to compare, each a comma-separated
 list of rounds of one kernel set (e.g. a,a2 and b,b2): a shape's ratio is the
 mean of NEW's rounds over the mean of OLD's, both ratios to the copy measured in
-their own runs. Shapes where a round has no value ('-': failed or not built)
-are left out and counted.
+their own runs; with --low, the lowest of NEW's rounds over the lowest of OLD's
+(a round whose copy measured slow gives one ratio far above the others: seen at
+1.5-3 x on shapes of a few microseconds; the lowest drops it). Shapes where a
+round has no value ('-': failed or not built) are left out and counted.
 
 Prints, per dtype (the table's first column, e.g. f16 or log_softmax:f16): the
 shapes, the geomean of new / old, its minimum and maximum; the same per band of
 N (--bands: the lower bounds, default 1,512,2048,8192,16384,65536); the K
 shapes that lost most and gained most (--show, default 8), with old and new
-ratios to the copy; and, where OLD has two rounds or more, the spread between
-its first two (median and 90th percentile of |old_1 / old_2 - 1|), the noise
-to read the rest against. Exit status 0; 2 on bad usage, an unreadable file,
+ratios to the copy; with --by-n, one line per dtype x N: the geomean of new /
+old over its M and each M's new / old; and, where OLD has two rounds or more,
+the spread between its first two (median and 90th percentile of |old_1 / old_2
+- 1|), the noise to read the rest against. Exit status 0; 2 on bad usage, an unreadable file,
 a set name not in the table, or no shape with every round present.
 """
 import argparse
@@ -54,6 +57,10 @@ def main():
     ap.add_argument("--bands", default="1,512,2048,8192,16384,65536",
                     help="lower bounds of the bands of N (default %(default)s)")
     ap.add_argument("--show", type=int, default=8, help="shapes listed each way (default 8)")
+    ap.add_argument("--low", action="store_true",
+                    help="a set's ratio is the lowest of its rounds, not their mean")
+    ap.add_argument("--by-n", action="store_true",
+                    help="one line per dtype x N: geomean over M and each M's new / old")
     a = ap.parse_args()
     try:
         names, rows = parse(a.cmp_txt)
@@ -84,8 +91,11 @@ def main():
         if any(v[k] is None or v[k] <= 0 for k in old + new):
             skipped += 1
             continue
-        o = sum(v[k] for k in old) / len(old)
-        w = sum(v[k] for k in new) / len(new)
+        if a.low:
+            o, w = min(v[k] for k in old), min(v[k] for k in new)
+        else:
+            o = sum(v[k] for k in old) / len(old)
+            w = sum(v[k] for k in new) / len(new)
         pairs.append((dt, m, n, o, w, w / o))
         if len(old) > 1:
             spread.append(abs(v[old[0]] / v[old[1]] - 1))
@@ -94,7 +104,8 @@ def main():
               file=sys.stderr)
         return 2
 
-    print(f"new = {a.new} over old = {a.old}: {len(pairs)} shapes"
+    print(f"new = {a.new} over old = {a.old}{' (the lowest round of each)' if a.low else ''}:"
+          f" {len(pairs)} shapes"
           f"{f', {skipped} left out (a round missing)' if skipped else ''}")
     if spread:
         print(f"round spread of {old[0]} against {old[1]}: median {pct(spread, 0.5):.3f}, "
@@ -111,6 +122,10 @@ def main():
                 span = f"N {lo}-{hi - 1}" if hi else f"N >= {lo}"
                 print(f"  {span}: {len(b)} shapes, geomean {geomean(b):.3f} "
                       f"(min {min(b):.3f}, max {max(b):.3f})")
+        for n in sorted({p[2] for p in mine}) if a.by_n else []:
+            at = sorted((p[1], p[5]) for p in mine if p[2] == n)
+            print(f"  N = {n}: x {geomean([r for _, r in at]):.3f}  "
+                  + " ".join(f"{m}:{r:.2f}" for m, r in at))
     if a.show:
         ranked = sorted(pairs, key=lambda p: p[5])
         for title, part in (("lost most", ranked[:a.show]), ("gained most", ranked[::-1][:a.show])):
