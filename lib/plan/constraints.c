@@ -9,7 +9,7 @@
  * Positional order is Wave's: HardwareConstraint(threads_per_wave,
  * waves_per_block, vector_shapes), WorkgroupConstraint(dim, tile, grid_axis),
  * WaveConstraint(dim, tile), and softgen's own PipelineConstraint(rows_in_flight,
- * online, staging, hold).
+ * online, staging, hold, thread_rows, blocks_per_sm).
  * A tile written as a dim name means the whole dim. */
 #include <stdlib.h>
 #include <string.h>
@@ -122,11 +122,12 @@ static sg_status parse_value(cparser *ps, value *v) {
 typedef enum { K_HW, K_WORKGROUP, K_WAVE, K_PIPELINE, K_COUNT } ckind;
 static const char *const kind_names[K_COUNT] = {"HardwareConstraint", "WorkgroupConstraint",
                                                 "WaveConstraint", "PipelineConstraint"};
-static const char *const params[K_COUNT][5] = {
-    {"threads_per_wave", "waves_per_block", "vector_shapes", NULL, NULL},
-    {"dim", "tile", "grid_axis", NULL, NULL},
-    {"dim", "tile", NULL, NULL, NULL},
-    {"rows_in_flight", "online", "staging", "hold", "thread_rows"}};
+#define MAX_SLOTS 6
+static const char *const params[K_COUNT][MAX_SLOTS] = {
+    {"threads_per_wave", "waves_per_block", "vector_shapes", NULL, NULL, NULL},
+    {"dim", "tile", "grid_axis", NULL, NULL, NULL},
+    {"dim", "tile", NULL, NULL, NULL, NULL},
+    {"rows_in_flight", "online", "staging", "hold", "thread_rows", "blocks_per_sm"}};
 
 static void set_loc(sgp_loc *loc, const char *file, int line, int col) {
   snprintf(loc->file, sizeof loc->file, "%s", file);
@@ -141,6 +142,15 @@ static sg_status apply(cparser *ps, ckind k, int slot, const value *v, sg_constr
 #define WANT(kd, what)                                                                   \
   if (v->kind != kd)                                                                     \
     return ERR_AT(ps, v->line, v->col, "%s: %s must be %s", kind_names[k], pname, what);
+  if (k == K_PIPELINE && slot == 5) { /* the target's limits: plan/resolve.c */
+    WANT(V_INT, "an integer");
+    if (v->i < 1 || v->i > 1024)
+      return ERR_AT(ps, v->line, v->col,
+                    "PipelineConstraint: blocks_per_sm must be 1 to 1024 (blocks a "
+                    "multiprocessor the register allocator is asked to fit)");
+    c->blocks_per_sm = (unsigned)v->i;
+    return SG_OK;
+  }
   if (k == K_PIPELINE && slot == 4) {
     WANT(V_INT, "an integer");
     if (v->i < 1 || v->i > SGP_MAX_THREAD_ROWS)
@@ -251,14 +261,14 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
   sgp_tile tile;
   memset(&tile, 0, sizeof tile);
   tile.tile = 0;
-  int nslots = k == K_WAVE ? 2 : k == K_PIPELINE ? 5 : 3, seen[5] = {0, 0, 0, 0, 0}, pos = 0;
+  int nslots = k == K_WAVE ? 2 : k == K_PIPELINE ? 6 : 3, seen[MAX_SLOTS] = {0}, pos = 0;
   value tile_name; /* a tile written as a name, e.g. tile=N before dim=N */
   tile_name.kind = V_INT;
   if (k == K_HW && c->has_hw)
     return ERR_AT(ps, line, col, "HardwareConstraint given twice (first at %s:%d:%d)",
                   c->hw_loc.file, c->hw_loc.line, c->hw_loc.col);
-  if (k == K_PIPELINE &&
-      (c->rows_in_flight || c->online || c->staging || c->hold || c->thread_rows))
+  if (k == K_PIPELINE && (c->rows_in_flight || c->online || c->staging || c->hold ||
+                          c->thread_rows || c->blocks_per_sm))
     return ERR_AT(ps, line, col, "PipelineConstraint given twice (first at %s:%d:%d)",
                   c->pipeline_loc.file, c->pipeline_loc.line, c->pipeline_loc.col);
   while (!sgl_is_punct(&ps->lx, ')')) {
@@ -304,10 +314,10 @@ static sg_status parse_constraint(cparser *ps, sg_constraints *c) {
     return SG_OK;
   }
   if (k == K_PIPELINE) {
-    if (!seen[0] && !seen[1] && !seen[2] && !seen[3] && !seen[4])
+    if (!seen[0] && !seen[1] && !seen[2] && !seen[3] && !seen[4] && !seen[5])
       return ERR_AT(ps, line, col,
                     "PipelineConstraint needs rows_in_flight, online, staging, "
-                    "hold or thread_rows");
+                    "hold, thread_rows or blocks_per_sm");
     set_loc(&c->pipeline_loc, ps->file, line, col);
     return SG_OK;
   }

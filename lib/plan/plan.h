@@ -48,6 +48,8 @@ struct sg_constraints {
                               few-rows variant can (plan/resolve.c) */
   unsigned thread_rows;    /* PipelineConstraint: 0 not given, else rows a thread of flat rows
                               computes in each row block (1 to SGP_MAX_THREAD_ROWS) */
+  unsigned blocks_per_sm;  /* PipelineConstraint: 0 not given, else the blocks a
+                              multiprocessor the register allocator is asked to fit */
   sgp_loc pipeline_loc;
   /* Not a constraint of the text: the few-rows variant's workgroups per row
    * (plan/resolve.c), a split that need not be even (0: none), over a
@@ -134,7 +136,8 @@ struct sg_plan {
   uint64_t head_order_bytes; /* an input whose rows repeat, larger than this: row blocks
                                 taken head by head (codegen's sgc_block_row) */
   struct {
-    int wave, waves, rows, vec, cluster, prefetch, online, stage, pack, thread_rows, hold;
+    int wave, waves, rows, vec, cluster, prefetch, online, stage, pack, thread_rows, hold,
+        blocks_per_sm;
   } chosen;                 /* 1 where auto-configuration chose the value */
   sg_layout layout;         /* SG_LAYOUT_INNER: tensors are [outer, N, inner], a thread
                                per row (threads_per_row = vec = 1), strided along N */

@@ -97,9 +97,11 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   } else
     fprintf(f, "  staging           registers (each thread holds its values across the "
             "passes)%s\n", a[pl->chosen.stage]);
-  if (!pl->stage && pl->blocks_per_sm) /* peeled or wide flat rows: registers capped */
-    fprintf(f, "  resident          %u blocks a multiprocessor asked of the register "
-            "allocator  (auto)\n", pl->blocks_per_sm);
+  if (pl->blocks_per_sm && (!pl->stage || !pl->chosen.blocks_per_sm)) /* registers capped */
+    fprintf(f,
+            "  resident          %u blocks a multiprocessor asked of the register "
+            "allocator  %s\n",
+            pl->blocks_per_sm, pl->chosen.blocks_per_sm ? "(auto)" : "(given)");
   unsigned passes = pl->passes;
   fprintf(f, "  reductions        %u%s in %u pass%s%s: thread (%u values)", pl->nreductions,
           pl->online ? " (max and sum fused: online softmax pairs)" : "", passes,

@@ -327,6 +327,42 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
     pl->blocks_per_sm = sgp_policy_flat_blocks_per_sm(&in, pl);
     pl->row_step = sgp_policy_flat_row_step(&in, pl);
   }
+  /* PipelineConstraint(blocks_per_sm=K): K blocks asked of the register
+   * allocator in place of the policy's request (the kernel's own plan; its
+   * few-rows variants keep theirs), where the target can ask, the threads fit
+   * a multiprocessor and, staged, the shared memory holds K blocks */
+  pl->chosen.blocks_per_sm = !c->blocks_per_sm;
+  if (c->blocks_per_sm) {
+    unsigned k = c->blocks_per_sm, most = tg->max_blocks_per_sm;
+    unsigned fit = tg->max_threads_per_sm / pl->block_threads;
+    unsigned smem = 0; /* staged or flat: the blocks whose shared memory fits */
+    if (pl->stage || pl->flat) {
+      smem = (tg->stage_smem(pl->arch) + 1024) / (pl->stage_bytes + pl->smem_bytes + 1024);
+      smem = smem ? smem : 1;
+    }
+    const char *why = NULL;
+    char lim[160];
+    if (!most)
+      why = "the target's backend cannot ask its register allocator for resident blocks";
+    else if (k > most || k > fit)
+      snprintf(lim, sizeof lim, "at most %u blocks of %u threads fit a multiprocessor of %s %s",
+               fit < most ? fit : most, pl->block_threads, tname, pl->arch),
+          why = lim;
+    else if (smem && k > smem)
+      snprintf(lim, sizeof lim,
+               "the plan's shared memory (%u bytes a block) lets %u blocks "
+               "share a multiprocessor",
+               pl->stage_bytes + pl->smem_bytes, smem),
+          why = lim;
+    if (why) {
+      sg_status rej =
+          sg_diag_at(diag, SG_ERR_CONSTRAINT, c->pipeline_loc.file, c->pipeline_loc.line,
+                     c->pipeline_loc.col, "PipelineConstraint(blocks_per_sm=%u): %s", k, why);
+      free(pl);
+      return rej;
+    }
+    pl->blocks_per_sm = k;
+  }
   *in_out = in;
   *out = pl;
   return SG_OK;
@@ -355,6 +391,7 @@ static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
 static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sgp_few *f) {
   sg_constraints c = *in->c;
   c.rows_in_flight = 1;
+  c.blocks_per_sm = 0;        /* a given request is the kernel's own: a variant asks the policy's */
   c.thread_rows = f->one_row; /* the variants are not flat, but one */
   if (f->one_row) {
     /* the plan's own constraints: flat again, one row a thread */

@@ -80,6 +80,7 @@ const sgh_target sgh_nvptx = {
     .max_elems_per_thread = 64,
     .peel_rows = 1,
     .grid_split = 1,
+    .max_blocks_per_sm = 32,
     .max_threads_per_sm = 2048,
     .wave_ok = wave_ok,
     .wave_sizes = wave_sizes,

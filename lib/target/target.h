@@ -39,6 +39,11 @@ typedef struct sgh_target {
    * resident; plan->grid_split); 0: no such variant (the host runs blocks in
    * turn). */
   int grid_split;
+  /* The most blocks a multiprocessor holds, where the backend can ask its
+   * register allocator to fit a number of them (NVPTX: .minnctapersm; plan->
+   * blocks_per_sm); 0: it cannot (PipelineConstraint(blocks_per_sm) is
+   * rejected). */
+  unsigned max_blocks_per_sm;
   /* Called once, before the table is first used (NULL: nothing to do): the host
    * target reads its triple and this CPU's vector width here. */
   void (*probe)(void);
