@@ -720,36 +720,37 @@ static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vect
   return share * CLUSTER_REGISTERS_FILL_DEN >= slots * CLUSTER_REGISTERS_FILL_NUM;
 }
 
+/* The smallest cluster of 2 up to `most` that can hold the share at `values`
+ * a thread (registers_split >= 0), if it fills its chunks and is portable or
+ * its workgroup's share is over `wide_bytes`; else 0. */
+static unsigned smallest_split(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                               unsigned most, unsigned values, uint64_t wide_bytes) {
+  for (unsigned k = 2; k <= most; k *= 2) {
+    int fits = registers_split(in, pl, vectors, k, values);
+    if (fits >= 0)
+      return fits && (k <= pl->target->max_cluster ||
+                      sgp_split_share(pl, vectors, k) * pl->vec_bytes > wide_bytes)
+                 ? k
+                 : 0;
+  }
+  return 0;
+}
+
 static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64_t vectors) {
-  const sgh_target *tg = pl->target;
   const sg_constraints *c = in->c;
   /* the block's shape is the policy's: nothing given fixes the threads or rows,
    * nor asks for held exps (staged rows only): else the staged plan, which such
    * constraints were written against */
   if (c->nworkgroup || c->nwave || c->waves_per_block[0] || c->split || c->hold >= 2)
     return 0;
-  unsigned most = sgp_min_u(CLUSTER_REGISTERS_MOST, sgh_largest_cluster(tg));
-  for (unsigned k = 2; k <= most; k *= 2) {
-    int fits = registers_split(in, pl, vectors, k, CLUSTER_REGISTERS_VALUES);
-    if (fits < 0)
-      continue;
-    if (fits && (k <= tg->max_cluster ||
-                 sgp_split_share(pl, vectors, k) * pl->vec_bytes > CLUSTER_REGISTERS_WIDE_BYTES))
-      return k;
-    break;
-  }
-  /* else at most CLUSTER_REGISTERS_CAPPED_VALUES over the smallest cluster
-   * that holds them (past the portable ones for the widest shares only), in
-   * blocks capped to CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor */
-  for (unsigned k = 2; k <= most; k *= 2) {
-    int fits = registers_split(in, pl, vectors, k, CLUSTER_REGISTERS_CAPPED_VALUES);
-    if (fits >= 0)
-      return fits && (k <= tg->max_cluster || sgp_split_share(pl, vectors, k) * pl->vec_bytes >
-                                                  CLUSTER_REGISTERS_CAPPED_WIDE_BYTES)
-                 ? k
-                 : 0;
-  }
-  return 0;
+  unsigned most = sgp_min_u(CLUSTER_REGISTERS_MOST, sgh_largest_cluster(pl->target));
+  unsigned k =
+      smallest_split(in, pl, vectors, most, CLUSTER_REGISTERS_VALUES, CLUSTER_REGISTERS_WIDE_BYTES);
+  /* else the capped tier: at most CLUSTER_REGISTERS_CAPPED_VALUES, in blocks
+   * capped to CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor */
+  return k ? k
+           : smallest_split(in, pl, vectors, most, CLUSTER_REGISTERS_CAPPED_VALUES,
+                            CLUSTER_REGISTERS_CAPPED_WIDE_BYTES);
 }
 
 unsigned sgp_policy_registers_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
@@ -1017,11 +1018,14 @@ int sgp_policy_exchange_bars(const sg_plan *pl) {
  * and its threads allow, asked of the register allocator so that they stay
  * resident (staged rows overlap one block's loads with another's passes;
  * .minnctapersm 3 took the staged f16 rows from 93 to 40 registers, experiment 7). */
+unsigned sgp_smem_blocks_per_sm(const sg_plan *pl) {
+  unsigned per_sm =
+      (pl->target->stage_smem(pl->arch) + 1024) / (pl->stage_bytes + pl->smem_bytes + 1024);
+  return per_sm ? per_sm : 1;
+}
 unsigned sgp_policy_blocks_per_sm(const sg_plan *pl) {
-  const sgh_target *tg = pl->target;
-  unsigned limit = tg->stage_smem(pl->arch);
-  unsigned per_sm = (limit + 1024) / (pl->stage_bytes + pl->smem_bytes + 1024);
-  unsigned by_threads = tg->max_threads_per_sm / pl->block_threads;
+  unsigned per_sm = sgp_smem_blocks_per_sm(pl);
+  unsigned by_threads = pl->target->max_threads_per_sm / pl->block_threads;
   per_sm = per_sm < by_threads ? per_sm : by_threads;
   return per_sm > 1 ? per_sm : 0;
 }

@@ -119,6 +119,8 @@ int sgp_policy_exchange_bars(const sg_plan *pl);
 /* Blocks a multiprocessor asked of the register allocator for a staged plan
  * whose shared memory is resolved (0: no request). */
 unsigned sgp_policy_blocks_per_sm(const sg_plan *pl);
+/* Staged or flat: the blocks whose shared memory fits a multiprocessor (at least 1). */
+unsigned sgp_smem_blocks_per_sm(const sg_plan *pl);
 /* Staged rows that hold their exps: at most the blocks whose threads' held
  * values fit the registers (0: no request). */
 unsigned sgp_policy_hold_blocks_per_sm(const sg_plan *pl);
@@ -131,9 +133,8 @@ int sgp_policy_hold_fits(const sg_plan *pl);
 int sgp_policy_hold(const sgp_input *in, const sg_plan *pl);
 /* Peeled rows in registers: blocks a multiprocessor to ask for (0: none). */
 unsigned sgp_policy_peeled_blocks_per_sm(const sg_plan *pl);
-/* Rows in registers, peeled or over a cluster at more values a thread than
- * cluster_registers' first rule allows: blocks a multiprocessor to ask for (0:
- * none). */
+/* Rows in registers, peeled or over a cluster at more than 32 values a
+ * thread (cluster_registers): blocks a multiprocessor to ask for (0: none). */
 unsigned sgp_policy_registers_blocks_per_sm(const sgp_input *in, const sg_plan *pl);
 /* A range of N (pl->n its largest): may its rows split over a cluster? */
 int sgp_policy_range_cluster(const sg_plan *pl);

@@ -333,28 +333,23 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
    * a multiprocessor and, staged, the shared memory holds K blocks */
   pl->chosen.blocks_per_sm = !c->blocks_per_sm;
   if (c->blocks_per_sm) {
-    unsigned k = c->blocks_per_sm, most = tg->max_blocks_per_sm;
-    unsigned fit = tg->max_threads_per_sm / pl->block_threads;
-    unsigned smem = 0; /* staged or flat: the blocks whose shared memory fits */
-    if (pl->stage || pl->flat) {
-      smem = (tg->stage_smem(pl->arch) + 1024) / (pl->stage_bytes + pl->smem_bytes + 1024);
-      smem = smem ? smem : 1;
-    }
-    const char *why = NULL;
-    char lim[160];
-    if (!most)
-      why = "the target's backend cannot ask its register allocator for resident blocks";
-    else if (k > most || k > fit)
-      snprintf(lim, sizeof lim, "at most %u blocks of %u threads fit a multiprocessor of %s %s",
-               fit < most ? fit : most, pl->block_threads, tname, pl->arch),
-          why = lim;
-    else if (smem && k > smem)
-      snprintf(lim, sizeof lim,
+    unsigned k = c->blocks_per_sm;
+    unsigned fit = sgp_min_u(tg->max_blocks_per_sm, tg->max_threads_per_sm / pl->block_threads);
+    unsigned smem = pl->stage || pl->flat ? sgp_smem_blocks_per_sm(pl) : k;
+    char why[160] = "";
+    if (!tg->max_blocks_per_sm)
+      snprintf(why, sizeof why,
+               "the target's backend cannot ask its register allocator for "
+               "resident blocks");
+    else if (k > fit)
+      snprintf(why, sizeof why, "at most %u blocks of %u threads fit a multiprocessor of %s %s",
+               fit, pl->block_threads, tname, pl->arch);
+    else if (k > smem)
+      snprintf(why, sizeof why,
                "the plan's shared memory (%u bytes a block) lets %u blocks "
                "share a multiprocessor",
-               pl->stage_bytes + pl->smem_bytes, smem),
-          why = lim;
-    if (why) {
+               pl->stage_bytes + pl->smem_bytes, smem);
+    if (why[0]) {
       sg_status rej =
           sg_diag_at(diag, SG_ERR_CONSTRAINT, c->pipeline_loc.file, c->pipeline_loc.line,
                      c->pipeline_loc.col, "PipelineConstraint(blocks_per_sm=%u): %s", k, why);
