@@ -34,6 +34,13 @@ metrics+=,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio
 # are bound by the L2's partition fabric on an H100 / H200)
 metrics+=,lts__t_requests_op_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
 metrics+=,lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors.sum
+# how busy the schedulers and pipes are: issue-bound or not (16-bit rows do twice
+# f32's arithmetic a byte)
+metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active
+metrics+=,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
+metrics+=,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+metrics+=,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active
+metrics+=,smsp__inst_executed.sum
 : >"$out/profile.csv"
 for km in "$@"; do
   k=${km%:*} m=${km##*:}
@@ -62,7 +69,12 @@ cols = [("time_us", "gpu__time_duration.sum", 1e-3), ("dram_%", "dram__throughpu
         ("stall_mio", "smsp__average_warp_latency_issue_stalled_mio_throttle.ratio", 1),
         ("l2_rd_req_M", "lts__t_requests_op_read.sum", 1e-6), ("l2_rd_sec_M", "lts__t_sectors_op_read.sum", 1e-6),
         ("l2_wr_sec_M", "lts__t_sectors_op_write.sum", 1e-6), ("l2_sm_sec_M", "lts__t_sectors_srcunit_tex.sum", 1e-6),
-        ("l2_fabric_sec_M", "lts__t_sectors_srcunit_ltcfabric.sum", 1e-6), ("l2_sec_M", "lts__t_sectors.sum", 1e-6)]
+        ("l2_fabric_sec_M", "lts__t_sectors_srcunit_ltcfabric.sum", 1e-6), ("l2_sec_M", "lts__t_sectors.sum", 1e-6),
+        ("issue_%", "smsp__issue_active.avg.pct_of_peak_sustained_active", 1),
+        ("xu_%", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", 1),
+        ("fma_%", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 1),
+        ("alu_%", "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active", 1),
+        ("warp_inst_M", "smsp__inst_executed.sum", 1e-6)]
 print("kernel:M " + " ".join(c[0] for c in cols))
 for tag, r in rows.items():
     vals = []
