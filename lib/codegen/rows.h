@@ -189,6 +189,9 @@ struct sgc_rows {
   void (*write)(sgc_walk *w, const sgt_op *op, unsigned c, LLVMValueRef x);
   /* After the walk, in the same trip. */
   void (*finish)(sgc_walk *w);
+  /* 1: write stores rows past M too (into an image of the row block's rows
+   * that finish copies back below M), so the walk guards only columns. */
+  int image_rows;
 };
 
 /* Makes row j (< plan->thread_rows) of this thread's rows in the row block

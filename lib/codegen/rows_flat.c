@@ -15,8 +15,10 @@
  * images are written back to memory the same way, body in 16-byte stores.
  * Tensors whose rows are not contiguous (a stride other than N, repeated
  * rows) take the per-thread path instead, chosen at run time: a thread loads
- * its own chunks into the image (pad 0) and stores its outputs straight to
- * memory. A barrier at the top of each row block keeps the images of the
+ * its own chunks into the image (pad 0) and, after the second barrier, stores
+ * its own outputs from the image to memory. Every write goes to the image
+ * (rows past M too: they are not copied back), so that no store branches on
+ * the strides or the row. A barrier at the top of each row block keeps the images of the
  * previous one until every thread is done with them.
  * With prefetch (rows_in_flight 2, a persistent grid: sgp_policy_prefetch, or
  * a constraint) the read images are two sets: while a row block computes from one,
@@ -155,8 +157,10 @@ static void span_set(sgc_walk *w, span *sp, LLVMValueRef row0) {
 }
 
 /* Per-thread path for tensor ti (rows not one span): this thread's chunks of
- * its rows into the image (pad 0), masked ones skipped. */
-static void own_copy(sgc_walk *w, int ti) {
+ * its rows between memory and the image (pad 0): a read tensor's into it
+ * (rows clamped), a written one's back out (rows below M); masked chunks
+ * skipped. */
+static void own_copy(sgc_walk *w, int ti, int out) {
   sgc_ctx *cx = w->cx;
   const sg_plan *pl = cx->plan;
   unsigned bytes = pl->vec * sgc_elem_bytes(cx, ti);
@@ -166,16 +170,21 @@ static void own_copy(sgc_walk *w, int ti) {
   for (unsigned r = 0; r < pl->thread_rows; r++) {
     if (pl->thread_rows > 1)
       sgc_thread_row(w, r);
+    LLVMBasicBlockRef rj = out ? sgc_open_if(cx, w->a.row_valid, "own.row") : NULL;
     for (unsigned c = 0; c < w->a.nchunks; c++) {
       LLVMBasicBlockRef j =
           w->a.col_valid[c] ? sgc_open_if(cx, w->a.col_valid[c], "own.copy") : NULL;
-      LLVMValueRef v = LLVMBuildLoad2(
-          cx->b, vt, sgc_element_ptr(cx, &w->a, ti, w->a.row_clamped, w->a.col[c]), "own");
+      LLVMValueRef mem =
+          sgc_element_ptr(cx, &w->a, ti, out ? w->a.row : w->a.row_clamped, w->a.col[c]);
+      LLVMValueRef v =
+          LLVMBuildLoad2(cx->b, vt, out ? chunk_at(w, ti, c) : mem, out ? "own.out" : "own");
       LLVMSetAlignment(v, bytes);
-      LLVMSetAlignment(LLVMBuildStore(cx->b, v, chunk_at(w, ti, c)), bytes);
+      LLVMSetAlignment(LLVMBuildStore(cx->b, v, out ? mem : chunk_at(w, ti, c)), bytes);
       if (j)
         sgc_close_if(cx, j);
     }
+    if (rj)
+      sgc_close_if(cx, rj);
   }
   w->a = here;
   cx->row_in_block = here_in;
@@ -205,7 +214,7 @@ static void spans_in(sgc_walk *w, const span *sp, LLVMValueRef set, int own) {
     span_copy(w, ti, sp, set, 0);
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, no);
-    own_copy(w, ti);
+    own_copy(w, ti, 0);
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, join);
   }
@@ -291,7 +300,7 @@ static void begin(sgc_walk *w, LLVMValueRef next, LLVMValueRef more) {
   for (int ti = 0; ti < cx->t->ntensors; ti++) /* rows that are not one span: per thread */
     if (s->used[ti] == 1) {
       LLVMBasicBlockRef o = sgc_open_if(cx, LLVMBuildNot(b, s->dense[ti], ""), "own.in");
-      own_copy(w, ti);
+      own_copy(w, ti, 0);
       sgc_close_if(cx, o);
     }
   cx->hooks->barrier(cx);
@@ -305,36 +314,37 @@ static LLVMValueRef read_image(sgc_walk *w, const sgt_op *op, unsigned c) {
   return v;
 }
 
-/* Chunk c of write op `op` (x, the tensor's type; its column and row valid):
- * into the image where the rows are one span, else straight to memory. */
+/* Chunk c of write op `op` (x, the tensor's type; its column valid, its row
+ * perhaps past M: the image has the row block's rows): into the image,
+ * whatever the strides (finish writes it back), so that no store branches on
+ * them. */
 static void write_chunk(sgc_walk *w, const sgt_op *op, unsigned c, LLVMValueRef x) {
   sgc_ctx *cx = w->cx;
-  flat *s = w->own;
   unsigned align = cx->plan->vec * sgc_elem_bytes(cx, op->tensor);
-  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "image.store");
-  LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "own.store");
-  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "store.done");
-  LLVMBuildCondBr(cx->b, s->dense[op->tensor], yes, no);
-  LLVMPositionBuilderAtEnd(cx->b, yes);
   LLVMSetAlignment(LLVMBuildStore(cx->b, x, chunk_at(w, op->tensor, c)), align);
-  LLVMBuildBr(cx->b, join);
-  LLVMPositionBuilderAtEnd(cx->b, no);
-  LLVMValueRef at = sgc_element_ptr(cx, &w->a, op->tensor, w->a.row, w->a.col[c]);
-  LLVMSetAlignment(LLVMBuildStore(cx->b, x, at), align);
-  LLVMBuildBr(cx->b, join);
-  LLVMPositionBuilderAtEnd(cx->b, join);
 }
 
-/* After the walk: the write tensors' images back to memory (one span each). */
+/* After the walk: the write tensors' images back to memory: one span each
+ * in 16-byte pieces where the rows are one span, else each thread its own
+ * chunks (own_copy). */
 static void finish(sgc_walk *w) {
   sgc_ctx *cx = w->cx;
   flat *s = w->own;
+  LLVMBuilderRef b = cx->b;
   cx->hooks->barrier(cx);
   for (int ti = 0; ti < cx->t->ntensors; ti++)
     if (s->used[ti] == 2) {
-      LLVMBasicBlockRef j = sgc_open_if(cx, s->dense[ti], "span.out");
+      LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "span.out");
+      LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "own.out");
+      LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "out.done");
+      LLVMBuildCondBr(b, s->dense[ti], yes, no);
+      LLVMPositionBuilderAtEnd(b, yes);
       span_copy(w, ti, &s->cur, s->set, 1);
-      sgc_close_if(cx, j);
+      LLVMBuildBr(b, join);
+      LLVMPositionBuilderAtEnd(b, no);
+      own_copy(w, ti, 1);
+      LLVMBuildBr(b, join);
+      LLVMPositionBuilderAtEnd(b, join);
     }
 }
 
@@ -349,4 +359,5 @@ const sgc_rows sgc_rows_flat = {
     .finish = finish,
     .read = read_image,
     .write = write_chunk,
+    .image_rows = 1,
 };

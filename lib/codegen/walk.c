@@ -11,9 +11,9 @@
  * strategy (w->rows: registers, shared memory, a tile), and the strategy says
  * when row values are built (sgc_build_at): where the op stands and kept, on
  * first use, or again after each reduction (segments: w->seg counts the
- * reductions lowered so far). Masking lives here: a read's chunk past N or
- * past M is -inf, a reduction's input past N its identity, a store past N or
- * M is skipped. A strategy that skips the chunks a causal op masks wholly
+ * reductions lowered so far). Masking lives here: a read's chunk past N is
+ * -inf, a reduction's input past N its identity, a store past N or M is
+ * skipped. A strategy that skips the chunks a causal op masks wholly
  * (w->skip_op) gets their values from dead_value: no load, no update, one
  * per-row value stored.
  *
@@ -44,7 +44,8 @@ LLVMValueRef sgc_splat(sgc_ctx *cx, LLVMValueRef scalar) {
 }
 
 /* Chunk c of the read's value: the strategy's vector widened to f32, -inf
- * past N and past M. */
+ * past N. (Rows past M are not masked: they read row M - 1, or an image's
+ * stale rows, and reduce among their own lanes; their stores are skipped.) */
 static LLVMValueRef read_chunk(sgc_walk *w, const sgt_op *op, unsigned c) {
   sgc_ctx *cx = w->cx;
   const sg_plan *pl = cx->plan;
@@ -56,8 +57,6 @@ static LLVMValueRef read_chunk(sgc_walk *w, const sgt_op *op, unsigned c) {
                        : LLVMBuildFPExt(cx->b, v, LLVMVectorType(cx->f32, pl->vec), "");
   if (w->a.col_valid[c])
     v = LLVMBuildSelect(cx->b, w->a.col_valid[c], v, ninf, "x.masked");
-  if (pl->rows_per_block > 1) /* rows past M read row M-1: mask them as well */
-    v = LLVMBuildSelect(cx->b, w->a.row_valid, v, ninf, "");
   return v;
 }
 
@@ -376,7 +375,7 @@ void sgc_walk_write(sgc_walk *w, const sgt_op *op) {
     dead = sgc_splat(cx, dead);
   for (unsigned c = 0; c < a->nchunks; c++) {
     LLVMValueRef guard = pl->peel ? a->col_any[c] : a->col_valid[c];
-    if (pl->rows_per_block > 1)
+    if (pl->rows_per_block > 1 && !w->rows->image_rows)
       guard = guard ? LLVMBuildAnd(cx->b, guard, a->row_valid, "") : a->row_valid;
     LLVMValueRef x = v->is_row ? NULL : sgc_splat(cx, v->scalar);
     if (v->is_row && dead) /* a wholly masked chunk stores the dead value (causal_skip) */

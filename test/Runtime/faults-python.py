@@ -72,10 +72,12 @@ elif mode == "arch":
 
 elif mode == "corrupt":
     n = len(ptx)
-    for cut in (0, 1, 100, n // 2, n - 2):
-        expect(f"ptx cut at {cut if cut < 200 else ('half' if cut == n // 2 else 'len-2')}",
+    entry = ptx.find(b".entry ")  # "half": halfway through the first kernel
+    half = (entry + ptx.find(b"\n}\n", entry)) // 2
+    for cut in (0, 1, 100, half, n - 2):
+        expect(f"ptx cut at {cut if cut < 200 else ('half' if cut == half else 'len-2')}",
                lambda: softgen.load(seal(ptx[:cut])))
-    expect("ptx cut at half, as cut", lambda: softgen.load(ptx[:n // 2]))
+    expect("ptx cut at half, as cut", lambda: softgen.load(ptx[:half]))
     # CORRUPT: ptx cut at 0 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: code object is empty
     # CORRUPT-NEXT: ptx cut at 1 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: no softgen metadata
     # CORRUPT-NEXT: ptx cut at 100 -> Error : SG_ERR_PARSE : SG_ERR_PARSE: no softgen metadata

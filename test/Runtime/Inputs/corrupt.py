@@ -63,8 +63,13 @@ def flip(pos, mask):
 
 if mode == "truncate":
     n = len(data)
-    for cut in (0, 1, 16, 100, n // 2, n - 2, n - 1):
-        label = {n // 2: "half", n - 2: "len-2", n - 1: "len-1"}.get(cut, str(cut))
+    # "half": for PTX, halfway through its first kernel (a cut between two
+    # kernels would leave complete PTX, whatever their sizes); else n // 2
+    entry = data.find(b".entry ") if not is_elf else -1
+    end = data.find(b"\n}\n", entry) if entry >= 0 else -1
+    half = (entry + end) // 2 if end > entry >= 0 else n // 2
+    for cut in (0, 1, 16, 100, half, n - 2, n - 1):
+        label = {half: "half", n - 2: "len-2", n - 1: "len-1"}.get(cut, str(cut))
         run(f"cut-{label}", data[:cut])
 elif is_elf:  # cubin: the metadata is plain text in a data section
     meta = at(b"softgen-meta 1\n")
