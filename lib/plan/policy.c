@@ -87,8 +87,10 @@ int sgp_policy_peel(const sgp_input *in, const sg_plan *pl, unsigned full, unsig
  * and 252 +2-4 %, f32 5627469 x 10 0.79 -> 0.99, 4875253 x 46 0.85 -> 0.92,
  * but f32 128528 x 26 1.12 -> 0.93 (N = 6, 38, 82 within 1 %). Rows up to 1 KB
  * lost again in the same run (odd 16-bit N = 269-499 x 0.82-0.93 of before at
- * 7454-32761 rows, x 0.89-1.05 at 204K-1.2M; f32 N = 137-225 x 0.82-0.92), so
- * SGP_FLAT_ROW_BYTES stays 512. Launches
+ * 7454-32761 rows, x 0.89-1.05 at 204K-1.2M; f32 N = 137-225 x 0.82-0.92), and
+ * again with the flat writes free of branches (session 34, H200, "Short rows:
+ * issue-bound, and stores without branches": 16-bit N = 257-499 x 0.92-0.93,
+ * f32 N = 137-255 x 0.98 at M = 8K-2M), so SGP_FLAT_ROW_BYTES stays 512. Launches
  * of few blocks were too (copy under 3 us: 0.8-1.0 -> 0.5-0.7; f16 N = 17 at
  * M = 2474, 20 blocks: 0.81 -> 0.58, at M = 189635, 1481 blocks: 0.49 -> 0.76), so a flat plan
  * carries the plain plan as a variant for up to FLAT_FEW_BLOCKS of its row blocks
