@@ -18,8 +18,8 @@
  * its own chunks into the image (pad 0) and, after the second barrier, stores
  * its own outputs from the image to memory. Every write goes to the image
  * (rows past M too: they are not copied back), so that no store branches on
- * the strides or the row. A barrier at the top of each row block keeps the images of the
- * previous one until every thread is done with them.
+ * the strides or the row. A barrier at the top of each row block keeps the
+ * images of the previous one until every thread is done with them.
  * With prefetch (rows_in_flight 2, a persistent grid: sgp_policy_prefetch, or
  * a constraint) the read images are two sets: while a row block computes from one,
  * the next row block's spans are copied into the other (their copies issued
@@ -190,13 +190,34 @@ static void own_copy(sgc_walk *w, int ti, int out) {
   cx->row_in_block = here_in;
 }
 
+/* Tensor ti of row block sp between memory and its image, chosen at run time:
+ * its span in 16-byte pieces where its rows are one span, else each thread
+ * its own chunks (own_copy); into the image, or back out where `out`. */
+static void span_or_own(sgc_walk *w, int ti, const span *sp, LLVMValueRef set, int out) {
+  sgc_ctx *cx = w->cx;
+  flat *s = w->own;
+  LLVMBuilderRef b = cx->b;
+  LLVMBasicBlockRef yes =
+      LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, out ? "span.out" : "span.in");
+  LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, out ? "own.out" : "own.in");
+  LLVMBasicBlockRef join =
+      LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, out ? "out.done" : "in.done");
+  LLVMBuildCondBr(b, s->dense[ti], yes, no);
+  LLVMPositionBuilderAtEnd(b, yes);
+  span_copy(w, ti, sp, set, out);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, no);
+  own_copy(w, ti, out);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+}
+
 /* The read tensors of row block sp into read set `set` (i1): each whose rows are
  * one span by 16-byte copies; with `own` (this trip's row block) each other
  * one per thread. Not committed. */
 static void spans_in(sgc_walk *w, const span *sp, LLVMValueRef set, int own) {
   sgc_ctx *cx = w->cx;
   flat *s = w->own;
-  LLVMBuilderRef b = cx->b;
   for (int ti = 0; ti < cx->t->ntensors; ti++) {
     if (s->used[ti] != 1)
       continue;
@@ -206,17 +227,7 @@ static void spans_in(sgc_walk *w, const span *sp, LLVMValueRef set, int own) {
       sgc_close_if(cx, j);
       continue;
     }
-    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "span.in");
-    LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "own.in");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "in.done");
-    LLVMBuildCondBr(b, s->dense[ti], yes, no);
-    LLVMPositionBuilderAtEnd(b, yes);
-    span_copy(w, ti, sp, set, 0);
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, no);
-    own_copy(w, ti, 0);
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, join);
+    span_or_own(w, ti, sp, set, 0);
   }
 }
 
@@ -330,22 +341,10 @@ static void write_chunk(sgc_walk *w, const sgt_op *op, unsigned c, LLVMValueRef 
 static void finish(sgc_walk *w) {
   sgc_ctx *cx = w->cx;
   flat *s = w->own;
-  LLVMBuilderRef b = cx->b;
   cx->hooks->barrier(cx);
   for (int ti = 0; ti < cx->t->ntensors; ti++)
-    if (s->used[ti] == 2) {
-      LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "span.out");
-      LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "own.out");
-      LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(cx->ctx, cx->fn, "out.done");
-      LLVMBuildCondBr(b, s->dense[ti], yes, no);
-      LLVMPositionBuilderAtEnd(b, yes);
-      span_copy(w, ti, &s->cur, s->set, 1);
-      LLVMBuildBr(b, join);
-      LLVMPositionBuilderAtEnd(b, no);
-      own_copy(w, ti, 1);
-      LLVMBuildBr(b, join);
-      LLVMPositionBuilderAtEnd(b, join);
-    }
+    if (s->used[ti] == 2)
+      span_or_own(w, ti, &s->cur, s->set, 1);
 }
 
 const sgc_rows sgc_rows_flat = {
