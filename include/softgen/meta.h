@@ -82,8 +82,10 @@
  *     is that multiple of 128); an object whose global is missing, or
  *     smaller than NAME's W rounded up to 128 bytes, cannot launch NAME (the
  *     launcher drops the line).
- * The grid lines come first, then the few lines, each kind in increasing K
- * (the largest split first); the launcher (sgrt_launch_geometry,
+ * The lines of a kind come in increasing K (the largest split first), the
+ * two kinds in any order (softgen writes all in increasing K, a grid line
+ * before a few line of the same K; its objects before session 35 wrote the
+ * grid lines first); the launcher (sgrt_launch_geometry,
  * softgen/runtime.h) takes the first line whose K is at least M and whose
  * blocks all stay resident at once on the device (a grid line also needs a
  * workspace slice: a launcher that has none takes the next). The first kernel computes every M: a launcher that ignores
@@ -232,7 +234,7 @@ typedef struct sg_meta {
   sg_meta_scalar scalars[SG_META_MAX_SCALARS];
   sg_layout layout; /* SG_LAYOUT_ROWS unless "layout inner" */
   int nvariants;    /* "variant few" and "variant grid" lines, in variants[] in their
-                       order (grid lines first, each kind in increasing max_rows) */
+                       order (each kind in increasing max_rows) */
   sg_meta_variant variants[SG_META_MAX_VARIANTS]; /* the few-rows entry points */
   int64_t n_min; /* the smallest row length it takes: n unless "n_min" says less (a
                     range of N: the kernel takes N as "arg cols") */

@@ -220,8 +220,8 @@ typedef struct sgrt_geometry {
 /* The launch of code object m over `rows` rows (M >= 0): the rule
  * sgrt_kernel_launch follows and the MLIR front end (softgen/mlir.h) writes
  * into its launches.
- * The entry point: the first few-rows variant i (meta->variants, grid lines
- * first, each kind in increasing max_rows; softgen/meta.h) with 1 <= M <= its max_rows whose
+ * The entry point: the first few-rows variant i (meta->variants, in their
+ * order; softgen/meta.h) with 1 <= M <= its max_rows whose
  * blocks are at most few_resident[i], the variant's blocks the device keeps
  * resident at once; else the kernel. A cluster variant ("variant few") has
  * ceil(M / rows_per_block) x cluster blocks, and an unknown count

@@ -239,11 +239,12 @@ static sg_status parse_variant(sg_meta *m, char **w, int nw, int lineno, sg_diag
   if (grid && (v[3] < 2 || (v[3] & (v[3] - 1))))
     return BAD("%d: variant grid: split must be a power of two from 2 to %llu, got %llu", lineno,
                max[3], v[3]);
-  /* grid lines first, then few lines, each kind in increasing max_rows */
-  const sg_meta_variant *prev = m->nvariants ? &m->variants[m->nvariants - 1] : NULL;
-  if (grid && prev && !prev->split)
-    return BAD("%d: variant grid after a variant few line (grid lines come first)", lineno);
-  if (prev && (prev->split != 0) == grid && (int64_t)v[5] <= prev->max_rows)
+  /* the lines of a kind in increasing max_rows (the kinds in any order) */
+  const sg_meta_variant *prev = NULL;
+  for (int i = 0; i < m->nvariants; i++)
+    if ((m->variants[i].split != 0) == grid)
+      prev = &m->variants[i];
+  if (prev && (int64_t)v[5] <= prev->max_rows)
     return BAD("%d: variant %s: max_rows %llu after %lld (the lines of a kind come in "
                "increasing max_rows)", lineno, kind, v[5], (long long)prev->max_rows);
   f->block = (unsigned)v[0];

@@ -144,7 +144,8 @@ struct sg_plan {
   /* The few-rows variants (plan/resolve.c, sgp_policy_few_rows): the same kernel
    * planned with each row split over more blocks, more entry points of the
    * code object that the launch takes for small M (softgen/meta.h "variant
-   * few"), in increasing max_rows: the largest split, for the fewest rows, first. */
+   * few", "variant grid"), in increasing max_rows (a grid split before a
+   * cluster of the same): the largest split, for the fewest rows, first. */
   struct sg_plan *few[SGP_MAX_FEW]; /* the variants of this plan (owned) */
   unsigned nfew;
   unsigned max_rows;        /* in a variant: launched for M up to this (0: not a variant) */

@@ -7,7 +7,7 @@
  * tools/bench/RESULTS.md (its "experiment N" notes). */
 #include "plan/policy.h"
 #include "target/target.h"
-
+#include <limits.h>
 
 /* ---- wave and vector ---- */
 
@@ -218,8 +218,10 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
  * rows share them. Rows of one read: FLAT_THREAD_ROWS rows a thread where it
  * holds at most FLAT_THREAD_ROWS_ELEMS 16-bit elements of each (those plans
  * copy the next row block ahead: sgp_policy_prefetch), FLAT_FEW_THREAD_ROWS
- * for f32 rows (but FLAT_WIDE_F32_VALUES) and for 16-bit threads of more than FLAT_UNCAPPED_ELEMS
- * elements (registers capped: sgp_policy_flat_blocks_per_sm), one between.
+ * for f32 rows (but FLAT_WIDE_F32_VALUES) and for 16-bit threads of more than
+ * FLAT_UNCAPPED_ELEMS elements (registers capped: sgp_policy_flat_blocks_per_sm)
+ * or, one thread a row, more than FLAT_THREAD_ROWS_ELEMS where one row a thread
+ * would not copy ahead (its read image over FLAT_PREFETCH_BYTES); one between.
  * Rows of two reads or more keep one (not measured), and so do templates with
  * a causal op (ptxas: 16-bit threads of more than 21 elements spilled up to 72
  * bytes at two rows under the 64-register cap; not measured). Measured on an H200
@@ -232,7 +234,18 @@ unsigned sgp_policy_flat_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
  * 16.7M x 5 0.80 -> 0.98, 21.0M x 17 0.83 -> 0.96. Four rows of 17-21
  * elements lost where their blocks' images left 1-2 blocks a multiprocessor
  * or the launch 1-2 waves (f16 2M x 19 0.86 -> 0.71, 189635 x 17 1.03 ->
- * 0.83, 21684 x 159 1.0 -> 0.55-0.67), hence one there. Fewer row blocks lose
+ * 0.83, 21684 x 159 1.0 -> 0.55-0.67), hence one there then; two rows there
+ * measured since (session 35, after session 34's flat writes without
+ * branches; H200, 3 rounds, spread median 0.6 %, p90 2.1 %, tools/bench/
+ * RESULTS.md "Flat rows of 17-21 elements: two rows a thread"): f16 and bf16
+ * N = 17-21 at 1.5M-16M rows x 1.08 (0.98-1.17; f16 4M x 20 0.86 -> 1.01,
+ * 4M x 18 0.87 -> 1.00); rows of several threads of 17-21 elements (N =
+ * 33-41, 65-83, 129-167) x 0.997, 0.85-1.15: gains at 64M elements, losses at
+ * 16M (f16 409200 x 41 0.88, 207126 x 81 0.89), so one there; and at 65K-1M
+ * rows, where the plan of one row a thread (a few-rows variant: never copying
+ * ahead) takes them, N = 17-20 lost 3-6 % to one row a thread copying ahead
+ * (N = 21, whose one-row image is over FLAT_PREFETCH_BYTES, gained 1-6 %), so
+ * two only where one row would not copy ahead. Fewer row blocks lose
  * too (f16 22087 x 19 0.77 -> 0.48 at four), so a plan of several rows a
  * thread carries the plan of one as a few-rows variant while its blocks stay
  * resident (sgp_policy_few_rows). */
@@ -272,6 +285,7 @@ static uint64_t thread_values(int64_t n, unsigned threads, unsigned vec) {
   uint64_t per_pass = (uint64_t)threads * vec;
   return ((uint64_t)n + per_pass - 1) / per_pass * vec;
 }
+static int flat_images_ahead(const sgp_input *in, const sg_plan *pl);
 unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
                                      unsigned threads_per_row) {
   uint64_t elems = thread_values(in->p->n, threads_per_row, pl->vec);
@@ -285,6 +299,12 @@ unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
     return narrow || elems <= FLAT_WIDE_F32_VALUES ? FLAT_FEW_THREAD_ROWS : 1;
   if (elems > FLAT_UNCAPPED_ELEMS)
     return FLAT_FEW_THREAD_ROWS;
+  if (elems > FLAT_THREAD_ROWS_ELEMS && threads_per_row == 1) {
+    sg_plan one = *pl; /* two where one row a thread would not copy ahead */
+    one.thread_rows = 1;
+    one.rows_per_block = sgp_policy_flat_block(in, &one, 1);
+    return flat_images_ahead(in, &one) ? 1 : FLAT_FEW_THREAD_ROWS;
+  }
   return elems <= FLAT_THREAD_ROWS_ELEMS && narrow ? FLAT_THREAD_ROWS : 1;
 }
 /* Flat rows read their chunks from a shared-memory image where row r starts
@@ -898,6 +918,10 @@ unsigned sgp_policy_tile_chunks(const sg_plan *pl) {
  * = 46, 174, 179: 44-47 KB a multiprocessor) it lost 7-10 %, and every f32
  * flat plan lost 8-13 % (at 1.00-1.04 of the copy without). */
 #define FLAT_PREFETCH_BYTES (10 * 1024 + 512)
+static int flat_images_ahead(const sgp_input *in, const sg_plan *pl) {
+  return in->read_bytes == 2 && in->widest_read == 2 &&
+         flat_images(in->t, pl, 1) <= FLAT_PREFETCH_BYTES;
+}
 /* Packed rows (sgp_policy_pack) of at least PACK_PREFETCH_ROWS rows a vector
  * (16-bit N = 1) prefetch, the others not (nor the host's). Measured on an
  * H100 (softgen-bench, session 23, tools/bench/RESULTS.md "Packed rows"), both
@@ -917,8 +941,7 @@ int sgp_policy_prefetch(const sgp_input *in, const sg_plan *pl) {
   if (pl->flat && pl->thread_rows >= FLAT_THREAD_ROWS)
     return in->read_bytes == 2 && in->widest_read == 2;
   if (pl->flat)
-    return in->read_bytes == 2 && in->widest_read == 2 &&
-           flat_images(in->t, pl, 1) <= FLAT_PREFETCH_BYTES;
+    return flat_images_ahead(in, pl);
   unsigned regs = pl->elems_per_thread * in->read_bytes / 4 + pl->elems_per_thread;
   return AUTO_PREFETCH && pl->block_threads <= 512 && regs <= PREFETCH_REGISTERS;
 }
@@ -1225,9 +1248,14 @@ static int few_rows_wide(const sgp_input *in, const sg_plan *pl, uint64_t vector
  * is the previous one's widens that one instead), in registers, at most
  * FEW_ROWS_THREADS threads (fewer where the share has fewer vectors, more
  * where a thread would hold over AUTO_ELEMS_PER_THREAD values). On targets
- * with clusters only the first two levels, and only for rows of
- * GRID_CLUSTER_ROW_BYTES or more (the cluster variants keep the rest); on the
- * others every level for rows of FEW_ROWS_BYTES or more.
+ * with clusters only the first two levels, for rows of GRID_CLUSTER_ROW_BYTES
+ * or more, and under a level's `cluster_bytes` the level is left out where
+ * the cluster variants or the kernel serve its M instead: the first where a
+ * split of 16 does (`big_rows`: the rows it serves), the second always (its
+ * M past 4 then take the cluster variants; the variants are listed in
+ * increasing max_rows, softgen/meta.h); a later level is left out with one
+ * the kernel itself serves (it would take the kernel's M). On the others
+ * every level for rows of FEW_ROWS_BYTES or more.
  *
  * Measured on an H100 (softgen-bench, kernel times in us, tools/bench/RESULTS.md
  * "Twelfth change: the grid split"; forced splits, then this ladder against the
@@ -1243,16 +1271,29 @@ static int few_rows_wide(const sgp_input *in, const sg_plan *pl, uint64_t vector
  * M there. The sm_80 code of the same rows (PTX on the H100), a row one block
  * before: M = 1-32 of f16 N = 32768-256000 6.3-61 -> 3.9-22.6, f32 6.9-83 ->
  * 4.5-35; M = 64 of the longest rows unchanged (their blocks of 1024 threads
- * are not all resident: the kernel runs). */
+ * are not all resident: the kernel runs).
+ * Since the cluster exchange went through transaction barriers (session 30),
+ * the clusters won back most of those rows: measured on an H200 (session 35,
+ * softgen-bench, 2 rounds, the sweep's 54 shapes of rows of 288 KB or more at
+ * M <= 16 (and N = 262144), the grid variants against none, tools/bench/
+ * RESULTS.md "Few long rows: clusters against the grid split"): at M = 1-4
+ * the clusters of 16 were 1.03-1.11 x faster for every 16-bit row (to 512
+ * KB) and f32 rows to 608 KB, about even at f32 N = 201088 (804 KB;
+ * 0.97-1.06), and 0.86-0.99 x from 1 MB (f32 N = 250880-262144); at M = 5-16
+ * the clusters won at 304-326 KB (f16 N = 151936-152064 1.04-1.11 x, f32 8 x
+ * 81504 1.12 x) and lost from about 400 KB (16-bit N = 201088-262144 at M =
+ * 16 0.85-0.90 x, f32 N = 100277 0.95-0.96 x), but not where the kernel is
+ * itself the split of 16 in registers (f32 N = 100352-152064 0.97-1.06 x).
+ * Hence GRID_LEVELS' cluster_bytes and the rules with them above. */
 #define GRID_SHARE_BYTES (8 * 1024)
 #define GRID_CLUSTER_ROW_BYTES (288 * 1024)
 static const struct {
   unsigned max_rows, most;
-} GRID_LEVELS[] = {{4, 32}, {16, 16}, {64, 4}};
-#define GRID_CLUSTER_LEVELS 2
+  uint64_t cluster_bytes; /* on cluster targets: under this, see above; 0: never there */
+} GRID_LEVELS[] = {{4, 32, 768 * 1024}, {16, 16, 384 * 1024}, {64, 4, 0}};
 
 static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
-                              sgp_few *out) {
+                              unsigned big_rows, sgp_few *out) {
   const sgh_target *tg = pl->target;
   uint64_t bytes = (uint64_t)in->p->n * in->read_bytes;
   int clusters = sgh_has_clusters(tg, pl->arch);
@@ -1260,9 +1301,16 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
       in->c->waves_per_block[0] ||
       sgp_find_tile(in->c->workgroup, in->c->nworkgroup, in->t->dims[in->col_dim]))
     return 0;
-  unsigned n = 0, levels = clusters ? GRID_CLUSTER_LEVELS
-                                    : (unsigned)(sizeof GRID_LEVELS / sizeof GRID_LEVELS[0]);
+  unsigned n = 0, levels = (unsigned)(sizeof GRID_LEVELS / sizeof GRID_LEVELS[0]);
   for (unsigned i = 0; i < levels && n < SGP_MAX_FEW; i++) {
+    if (clusters && !GRID_LEVELS[i].cluster_bytes)
+      break;
+    if (clusters && bytes < GRID_LEVELS[i].cluster_bytes &&
+        (i > 0 || big_rows >= GRID_LEVELS[i].max_rows)) {
+      if (big_rows == UINT_MAX) /* the kernel serves these M: no later level takes them */
+        break;
+      continue;
+    }
     unsigned split = 1;
     while (split * 2 <= GRID_LEVELS[i].most && bytes / (split * 2) >= GRID_SHARE_BYTES &&
            sgp_split_ok(vectors, split * 2))
@@ -1349,8 +1397,21 @@ static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few 
  * waves on an H100's or H200's 132). */
 #define AHEAD_PLAIN_BLOCKS 768
 static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]);
+static unsigned few_rows_clusters(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                                  sgp_few out[SGP_MAX_FEW]);
 unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
   unsigned n = few_rows_list(in, pl, out);
+  /* in increasing max_rows, a grid line before a cluster line of the same
+   * (softgen/meta.h; the launcher takes the first that fits); the list gives
+   * each kind in that order: a stable insertion merges them */
+  for (unsigned i = 1; i < n; i++)
+    for (unsigned j = i;
+         j > 0 && (out[j].max_rows < out[j - 1].max_rows ||
+                   (out[j].max_rows == out[j - 1].max_rows && out[j].grid && !out[j - 1].grid));
+         j--) {
+      sgp_few t = out[j];
+      out[j] = out[j - 1], out[j - 1] = t;
+    }
   unsigned most = AHEAD_PLAIN_BLOCKS / pl->cluster;
   if (pl->stage && pl->prefetch && pl->chosen.prefetch && pl->rows_per_block == 1 &&
       n < SGP_MAX_FEW && (!n || out[n - 1].max_rows < most))
@@ -1360,7 +1421,6 @@ unsigned sgp_policy_few_rows(const sgp_input *in, const sg_plan *pl, sgp_few out
 }
 
 static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few out[SGP_MAX_FEW]) {
-  const sgh_target *tg = pl->target;
   uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
     unsigned n = few_rows_spread(in, pl, out);
@@ -1401,12 +1461,30 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
   }
   if (n)
     return n;
-  n = few_rows_grid(in, pl, vectors, out); /* grid lines first (softgen/meta.h) */
+  /* the cluster variants: which M a split of 16 serves decides the grid levels
+   * (few_rows_grid), listed before them */
+  sgp_few cl[SGP_MAX_FEW];
+  unsigned ncl = few_rows_clusters(in, pl, vectors, cl);
+  unsigned big_rows = pl->cluster >= FEW_ROWS_BIG_CLUSTER ? UINT_MAX : 0;
+  for (unsigned i = 0; i < ncl; i++)
+    if (cl[i].cluster >= FEW_ROWS_BIG_CLUSTER && cl[i].max_rows > big_rows)
+      big_rows = cl[i].max_rows;
+  n = few_rows_grid(in, pl, vectors, big_rows, out);
+  for (unsigned i = 0; i < ncl && n < SGP_MAX_FEW; i++)
+    out[n++] = cl[i];
+  return n;
+}
+
+/* The cluster variants (increasing max_rows): launches that cannot take the
+ * grid split (no workspace: the MLIR path; blocks not all resident) take
+ * them, and so do the M of a grid level left out (GRID_LEVELS). */
+static unsigned few_rows_clusters(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                                  sgp_few out[SGP_MAX_FEW]) {
+  const sgh_target *tg = pl->target;
+  unsigned n = 0;
   if (!sgh_has_clusters(tg, pl->arch) || !pl->chosen.cluster || pl->row_tiles > 1 ||
       (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES)
-    return n;
-  /* then the cluster variants (increasing max_rows): launches that cannot take
-   * the grid split (no workspace: the MLIR path; blocks not all resident) take them */
+    return 0;
   /* peeled rows' variants stay in registers: staged over the split of 8 they
    * measured 0.67-0.70 of copy at f16 8-16 x 100277 and 0.37 at 1-4 x 100277,
    * against 0.49 for clusters of 16 alone in registers (H200, "Eighth change") */

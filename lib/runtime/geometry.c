@@ -23,8 +23,8 @@ static uint64_t row_blocks(int64_t rows, uint64_t rpb) {
   return (uint64_t)rows / rpb + ((uint64_t)rows % rpb != 0);
 }
 
-/* The few-rows variant for `rows` rows: the first of m's (grid lines first,
- * each kind in increasing max_rows) with M from 1 to its max_rows whose blocks all stay resident at
+/* The few-rows variant for `rows` rows: the first of m's (in their order,
+ * softgen/meta.h) with M from 1 to its max_rows whose blocks all stay resident at
  * once where the device says how many do (few_resident[i]; 0: unknown). A
  * cluster variant is taken when the count is unknown (max_rows alone
  * decides: a cluster's blocks are co-scheduled by the hardware); a grid-split

@@ -659,7 +659,8 @@ static void test_meta_variant(void) {
 
 /* "variant grid" lines (grid-split variants): split and workspace, the
  * trailing fields; rows_per_block 1, split a power of two from 2 to 1024,
- * workspace 1 to 2^31; grid lines first, each kind in increasing max_rows. */
+ * workspace 1 to 2^31; each kind's lines in increasing max_rows, the kinds in
+ * any order. */
 static void test_meta_variant_grid(void) {
   sg_meta m, back;
   sg_diag d;
@@ -667,30 +668,36 @@ static void test_meta_variant_grid(void) {
   size_t len = 0;
   sample_meta(&m);
   m.nvariants = 2;
-  /* the grid line first, for more rows than the few line after it */
-  m.variants[0] = (sg_meta_variant){.kernel = "softgen_softmax_f16_n8192_grid", .block = 512,
-                                    .rows_per_block = 1, .smem = 160, .cluster = 1, .dsmem = 0,
-                                    .max_rows = 64, .split = 4, .workspace = 2048};
-  m.variants[1] = (sg_meta_variant){"softgen_softmax_f16_n8192_few", 256, 1, 384, 8, 0, 4, 0, 0};
+  /* a few line, then a grid line for more rows */
+  m.variants[0] = (sg_meta_variant){"softgen_softmax_f16_n8192_few", 256, 1, 384, 8, 0, 4, 0, 0};
+  m.variants[1] = (sg_meta_variant){.kernel = "softgen_softmax_f16_n8192_grid",
+                                    .block = 512,
+                                    .rows_per_block = 1,
+                                    .smem = 160,
+                                    .cluster = 1,
+                                    .dsmem = 0,
+                                    .max_rows = 64,
+                                    .split = 4,
+                                    .workspace = 2048};
   sg_status st = sg_meta_format(&m, text, sizeof text, &len, &d);
   check(st == SG_OK &&
-            strstr(text, "\nvariant grid kernel softgen_softmax_f16_n8192_grid block 512 "
+            strstr(text, "\nvariant few kernel softgen_softmax_f16_n8192_few block 256 "
+                         "rows_per_block 1 smem 384 cluster 8 dsmem 0 max_rows 4\n"
+                         "variant grid kernel softgen_softmax_f16_n8192_grid block 512 "
                          "rows_per_block 1 smem 160 split 4 dsmem 0 max_rows 64 workspace "
-                         "2048\n"
-                         "variant few kernel softgen_softmax_f16_n8192_few block 256 "
-                         "rows_per_block 1 smem 384 cluster 8 dsmem 0 max_rows 4\n"),
+                         "2048\n"),
         "meta variant grid: format writes 'variant grid ... split G ... workspace W'");
   memset(&back, 0x5a, sizeof back);
   st = sg_meta_parse(text, len, &back, &d);
-  check(st == SG_OK && back.nvariants == 2 && back.variants[1].split == 0 &&
-            back.variants[1].workspace == 0 && back.variants[1].cluster == 8 &&
-            strcmp(back.variants[0].kernel, "softgen_softmax_f16_n8192_grid") == 0 &&
-            back.variants[0].block == 512 && back.variants[0].rows_per_block == 1 &&
-            back.variants[0].smem == 160 && back.variants[0].cluster == 1 &&
-            back.variants[0].split == 4 && back.variants[0].dsmem == 0 &&
-            back.variants[0].max_rows == 64 && back.variants[0].workspace == 2048,
+  check(st == SG_OK && back.nvariants == 2 && back.variants[0].split == 0 &&
+            back.variants[0].workspace == 0 && back.variants[0].cluster == 8 &&
+            strcmp(back.variants[1].kernel, "softgen_softmax_f16_n8192_grid") == 0 &&
+            back.variants[1].block == 512 && back.variants[1].rows_per_block == 1 &&
+            back.variants[1].smem == 160 && back.variants[1].cluster == 1 &&
+            back.variants[1].split == 4 && back.variants[1].dsmem == 0 &&
+            back.variants[1].max_rows == 64 && back.variants[1].workspace == 2048,
         "meta variant grid: parse(format(m)) keeps split and workspace, cluster 1, and the few "
-        "variant's 0s (a grid line first, for more rows than the few line after it)");
+        "variant's 0s (a grid line after a few line of fewer rows)");
   check(sg_meta_format(&back, again, sizeof again, NULL, &d) == SG_OK && strcmp(again, text) == 0,
         "meta variant grid: format(parse(text)) == text");
   /* a 127-byte name with every number at its most: the longest line, 256 bytes */
@@ -742,19 +749,19 @@ static void test_meta_variant_grid(void) {
   meta_error(VHEAD GLINE("1", "4", "max_rows 0 workspace 64\n") "end\n",
              "metadata line 10: variant grid: max_rows must be 1 to 2147483647",
              "meta variant grid error: max_rows 0");
-  meta_error(VHEAD "variant few kernel k_few block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 "
-                   "max_rows 8\n" GLINE("1", "4", "max_rows 16 workspace 64\n") "end\n",
-             "metadata line 11: variant grid after a variant few line (grid lines come first)",
-             "meta variant grid error: after a few line");
-  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 64\n")
-                 "variant grid kernel k_grid2 block 32 rows_per_block 1 smem 0 split 2 dsmem 0 "
-                 "max_rows 8 workspace 64\nend\n",
-             "metadata line 11: variant grid: max_rows 8 after 8 (the lines of a kind come in "
-             "increasing max_rows)",
-             "meta variant grid error: max_rows not increasing among grid lines");
-  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 64\n")
-                 "variant few kernel k_grid block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 "
-                 "max_rows 4\nend\n",
+#define FLINE(name, rows)                                                                          \
+  "variant few kernel " name " block 32 rows_per_block 1 smem 0 cluster 8 dsmem 0 max_rows " rows  \
+  "\n"
+  meta_error(
+      VHEAD GLINE("1", "4", "max_rows 8 workspace 64\n") FLINE(
+          "k_few",
+          "16") "variant grid kernel k_grid2 block 32 rows_per_block 1 smem 0 split 2 dsmem 0 "
+                "max_rows 4 workspace 64\nend\n",
+      "metadata line 12: variant grid: max_rows 4 after 8 (the lines of a kind come in "
+      "increasing max_rows)",
+      "meta variant grid error: max_rows not increasing among grid lines, a few line "
+      "between");
+  meta_error(VHEAD GLINE("1", "4", "max_rows 8 workspace 64\n") FLINE("k_grid", "8") "end\n",
              "metadata variant few 'k_grid' declared twice",
              "meta variant grid error: the name of a few variant");
   meta_error(VHEAD "variant grid kernel k block 256 rows_per_block 1 smem 0 split 4 dsmem 0 "
@@ -774,6 +781,21 @@ static void test_meta_variant_grid(void) {
              "metadata line 10: a variant must read 'variant grid kernel NAME block B "
              "rows_per_block 1 smem S split G dsmem D max_rows K workspace W'",
              "meta variant grid error: the kind alone");
+  { /* the kinds in any order: a grid line for more rows before a few line (the
+       order of softgen's objects before session 35), or after it */
+    const char *texts[] = {
+        VHEAD GLINE("1", "4", "max_rows 16 workspace 64\n") FLINE("k_few", "4") "end\n",
+        VHEAD FLINE("k_few", "4") GLINE("1", "4", "max_rows 16 workspace 64\n") "end\n"};
+    for (int i = 0; i < 2; i++) {
+      st = sg_meta_parse(texts[i], strlen(texts[i]), &back, &d);
+      check(st == SG_OK && back.nvariants == 2 && back.variants[i].split == 4 &&
+                back.variants[i].max_rows == 16 && back.variants[1 - i].cluster == 8 &&
+                back.variants[1 - i].max_rows == 4,
+            i ? "meta variant grid: a few line, then a grid line for more rows"
+              : "meta variant grid: a grid line, then a few line for fewer rows");
+    }
+  }
+#undef FLINE
 #undef GLINE
 #undef VHEAD
 }
