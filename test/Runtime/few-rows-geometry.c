@@ -97,6 +97,31 @@ int main(void) {
   show("grid alone, M=3, 8 resident", &m, 3, 0, g8);
   m.variants[0].rows_per_block = 2; /* not from parsed metadata (rows_per_block 1), but ruled */
   show("grid, 2 rows a block, M=3", &m, 3, 0, g16);
+  /* the kinds interleaved, as softgen writes them (in increasing max_rows): a
+   * cluster split of 16 for M up to 4, a grid split of 16 up to 16, the
+   * clusters of 8 up to 64; the first that fits is taken */
+  m.nvariants = 3;
+  m.variants[0] = (sg_meta_variant){.kernel = "k_few4",
+                                    .block = 256,
+                                    .rows_per_block = 1,
+                                    .cluster = 16,
+                                    .dsmem = 117248,
+                                    .max_rows = 4};
+  m.variants[1] = (sg_meta_variant){.kernel = "k_grid16",
+                                    .block = 256,
+                                    .rows_per_block = 1,
+                                    .smem = 128,
+                                    .cluster = 1,
+                                    .max_rows = 16,
+                                    .split = 16,
+                                    .workspace = 4096};
+  m.variants[2] = (sg_meta_variant){
+      .kernel = "k_few8", .block = 256, .rows_per_block = 1, .cluster = 8, .max_rows = 64};
+  uint64_t mixed[] = {256, 1024, 1024};
+  show("mixed, M=3", &m, 3, 0, mixed);
+  show("mixed, M=8", &m, 8, 0, mixed);
+  show("mixed, M=8, no counts", &m, 8, 0, NULL);
+  show("mixed, M=17", &m, 17, 0, mixed);
   /* M past what any memory holds: the row blocks times the cluster would wrap
    * 64 bits (2^62 x 4 = 0: an empty grid); capped at the largest grid of
    * whole clusters, over which the kernel strides */
@@ -134,14 +159,20 @@ int main(void) {
 // CHECK-NEXT: grid, M=8, 64 resident: few k_grid grid=32 block=512 cluster=1 dsmem=0 workspace=512
 // CHECK-NEXT: grid, M=9, 64 resident: few k_few grid=72 block=256 cluster=8 dsmem=0 workspace=0
 // CHECK-NEXT: grid, M=4, 16 resident: few k_grid grid=16 block=512 cluster=1 dsmem=0 workspace=512
-// CHECK-NEXT: grid, M=5, 16 resident (20 blocks): few k_few grid=40 block=256 cluster=8 dsmem=0
-// workspace=0 CHECK-NEXT: grid, M=1, resident unknown: few k_few grid=8 block=256 cluster=8 dsmem=0
-// workspace=0 CHECK-NEXT: grid, M=1, no counts: few k_few grid=8 block=256 cluster=8 dsmem=0
-// workspace=0 CHECK-NEXT: grid, M=2^29, every block resident: few k_few grid=2147483640 block=256
-// cluster=8 CHECK-NEXT: grid, M=2^29-1, every block resident: few k_grid grid=2147483644 block=512
-// cluster=1 CHECK-NEXT: grid alone, M=1, resident unknown: kernel grid=4 block=256 cluster=4
-// dsmem=65536 workspace=0 CHECK-NEXT: grid alone, M=2, 8 resident: few k_grid grid=8 block=512
-// cluster=1 dsmem=0 workspace=512 CHECK-NEXT: grid alone, M=3, 8 resident: kernel grid=12 block=256
-// cluster=4 dsmem=65536 workspace=0 CHECK-NEXT: grid, 2 rows a block, M=3: few k_grid grid=8
-// block=512 cluster=1 CHECK-NEXT: M=2^62, cluster 4: kernel grid=2147483644 block=256 cluster=4
+// clang-format off
+// CHECK-NEXT: grid, M=5, 16 resident (20 blocks): few k_few grid=40 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: grid, M=1, resident unknown: few k_few grid=8 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: grid, M=1, no counts: few k_few grid=8 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: grid, M=2^29, every block resident: few k_few grid=2147483640 block=256 cluster=8
+// CHECK-NEXT: grid, M=2^29-1, every block resident: few k_grid grid=2147483644 block=512 cluster=1
+// CHECK-NEXT: grid alone, M=1, resident unknown: kernel grid=4 block=256 cluster=4 dsmem=65536 workspace=0
+// CHECK-NEXT: grid alone, M=2, 8 resident: few k_grid grid=8 block=512 cluster=1 dsmem=0 workspace=512
+// CHECK-NEXT: grid alone, M=3, 8 resident: kernel grid=12 block=256 cluster=4 dsmem=65536 workspace=0
+// CHECK-NEXT: grid, 2 rows a block, M=3: few k_grid grid=8 block=512 cluster=1
+// CHECK-NEXT: mixed, M=3: few k_few4 grid=48 block=256 cluster=16 dsmem=117248 workspace=0
+// CHECK-NEXT: mixed, M=8: few k_grid16 grid=128 block=256 cluster=1 dsmem=0 workspace=4096
+// CHECK-NEXT: mixed, M=8, no counts: few k_few8 grid=64 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: mixed, M=17: few k_few8 grid=136 block=256 cluster=8 dsmem=0 workspace=0
+// CHECK-NEXT: M=2^62, cluster 4: kernel grid=2147483644 block=256 cluster=4
 // CHECK-NEXT: M=2^63-1, cluster 4: kernel grid=2147483644 block=256 cluster=4
+// clang-format on
