@@ -1461,8 +1461,9 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
   }
   if (n)
     return n;
-  /* the cluster variants: which M a split of 16 serves decides the grid levels
-   * (few_rows_grid), listed before them */
+  /* the cluster variants first: which M a split of 16 serves decides the grid
+   * levels (few_rows_grid); the grid lines go first where SGP_MAX_FEW cuts the
+   * list, and sgp_policy_few_rows then orders all by max_rows */
   sgp_few cl[SGP_MAX_FEW];
   unsigned ncl = few_rows_clusters(in, pl, vectors, cl);
   unsigned big_rows = pl->cluster >= FEW_ROWS_BIG_CLUSTER ? UINT_MAX : 0;
