@@ -286,6 +286,7 @@ static uint64_t thread_values(int64_t n, unsigned threads, unsigned vec) {
   return ((uint64_t)n + per_pass - 1) / per_pass * vec;
 }
 static int flat_images_ahead(const sgp_input *in, const sg_plan *pl);
+static sg_plan flat_one_row(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row);
 unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
                                      unsigned threads_per_row) {
   uint64_t elems = thread_values(in->p->n, threads_per_row, pl->vec);
@@ -300,9 +301,7 @@ unsigned sgp_policy_flat_thread_rows(const sgp_input *in, const sg_plan *pl,
   if (elems > FLAT_UNCAPPED_ELEMS)
     return FLAT_FEW_THREAD_ROWS;
   if (elems > FLAT_THREAD_ROWS_ELEMS && threads_per_row == 1) {
-    sg_plan one = *pl; /* two where one row a thread would not copy ahead */
-    one.thread_rows = 1;
-    one.rows_per_block = sgp_policy_flat_block(in, &one, 1);
+    sg_plan one = flat_one_row(in, pl, 1); /* two where one row a thread would not copy ahead */
     return flat_images_ahead(in, &one) ? 1 : FLAT_FEW_THREAD_ROWS;
   }
   return elems <= FLAT_THREAD_ROWS_ELEMS && narrow ? FLAT_THREAD_ROWS : 1;
@@ -366,6 +365,13 @@ unsigned sgp_policy_flat_block(const sgp_input *in, const sg_plan *pl, unsigned 
                          FLAT_BLOCK_BYTES)
     b *= 2;
   return b < threads_per_row ? threads_per_row : b;
+}
+/* pl as the flat plan of one row a thread: its thread_rows and rows_per_block. */
+static sg_plan flat_one_row(const sgp_input *in, const sg_plan *pl, unsigned threads_per_row) {
+  sg_plan one = *pl;
+  one.thread_rows = 1;
+  one.rows_per_block = sgp_policy_flat_block(in, &one, threads_per_row) / threads_per_row;
+  return one;
 }
 
 /* Packed rows: a row that is one vector narrower than an access (16-bit N =
@@ -1424,9 +1430,8 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
   uint64_t vectors = sgp_row_vectors(pl); /* peeled rows: enough for any shift */
   if (pl->flat) { /* the plain plan for few row blocks (sgp_policy_flat) */
     unsigned n = few_rows_spread(in, pl, out);
-    sg_plan one_row = *pl; /* its blocks one row a thread, as before thread_rows */
-    one_row.thread_rows = 1;
-    unsigned one = sgp_policy_flat_block(in, &one_row, pl->threads_per_row) / pl->threads_per_row;
+    /* its blocks one row a thread, as before thread_rows */
+    unsigned one = flat_one_row(in, pl, pl->threads_per_row).rows_per_block;
     unsigned most = FLAT_FEW_BLOCKS * one;
     if (n && out[0].max_rows >= most) /* the spread for the fewer rows, the plain plan after */
       out[0].max_rows = most / 2;
