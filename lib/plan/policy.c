@@ -1363,14 +1363,31 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
  * than two at most shapes, and up to 128 blocks only lost the gains at M of
  * 129-1024 (f16 755 x 1936 1.08 x with 1024); rows that took blocks of 1024
  * threads lost 5-12 % (f16 N = 8784-10528 at M = 3-78, f32 N = 4982-6136),
- * hence SPREAD_MAX_THREADS. Staged rows under FEW_ROWS_BYTES (peeled ones,
- * sgp_policy_stage: many rows a block) get it in registers. Not for clusters
+ * hence SPREAD_MAX_THREADS.
+ * Peeled rows (odd N) spread read elements instead, one a piece (no peeled head
+ * and tail: a third of the instructions a thread at N = 151), SPREAD_ELEMS a
+ * thread in a block of a power of two threads, at least a wave and at most
+ * SPREAD_ELEMS_THREADS; where that gives a thread more than SPREAD_MAX_ELEMS
+ * elements, the vectors as above. For M x N up to SPREAD_ELEMS_ROWS elements, the
+ * vectors after it. Measured on an H200 (session 36, latency.cu: CUDA graphs, two
+ * or three rounds, spread under 2 %; tools/bench/RESULTS.md "Few row blocks:
+ * elements for odd rows"), one row a block against the spread of peeled vectors:
+ * f16 and f32 N = 75-1035 at M = 1-300 x 0.73-0.94 of the time (f16 50 x 151 1.84
+ * -> 1.47 us, the copy 1.07), N = 2179 and 4983 at M = 1-300 x 0.67-0.92 (128
+ * threads; 256 at N = 4983 x 0.73-1.00); at M = 1000 N = 593-1035 x 0.73-0.89,
+ * 2179 x 0.97-0.98 and 4983 x 0.98-1.18. Staged rows under FEW_ROWS_BYTES (peeled
+ * ones, sgp_policy_stage: many rows a block) get it in registers. Not for clusters
  * or tiled rows, rows of FEW_ROWS_BYTES or more (their own few-rows variants),
- * prefetching plans that are not flat, or where constraints fix the shape. */
+ * prefetching plans that are not flat, or where constraints fix the shape. Returns
+ * the variants (up to 2), in increasing max_rows. */
 #define SPREAD_ACCESSES 2
 #define SPREAD_BLOCKS 1024
 #define SPREAD_MAX_THREADS 512
-static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few *out) {
+#define SPREAD_ELEMS_THREADS 128
+#define SPREAD_ELEMS 32
+#define SPREAD_MAX_ELEMS 40
+#define SPREAD_ELEMS_ROWS (2u << 20)
+static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few out[2]) {
   if (pl->layout != SG_LAYOUT_ROWS || pl->cluster != 1 ||
       (pl->prefetch && !pl->flat && pl->pack == 1) || pl->row_tiles > 1 || in->c->has_hw ||
       in->c->nworkgroup || in->c->nwave || in->c->split ||
@@ -1378,23 +1395,95 @@ static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few 
     return 0;
   /* a flat plan's vectors are those of its plain variant: 16 bytes, peeled, where
    * the row holds PEEL_MIN_VECTORS of them, else the widest dividing N */
-  unsigned full = 16 / in->widest_elem, n = (unsigned)in->p->n;
-  uint64_t vectors = !pl->flat ? sgp_row_vectors(pl)
-                     : pl->target->peel_rows && n >= PEEL_MIN_VECTORS * full
-                         ? (n + full - 1) / full + 1
-                         : n / sgp_policy_vec(16, in->widest_elem, n);
+  unsigned full = 16 / in->widest_elem, n = (unsigned)in->p->n, k = 0;
+  int flat_peel = pl->target->peel_rows && n >= PEEL_MIN_VECTORS * full;
+  uint64_t vectors = !pl->flat   ? sgp_row_vectors(pl)
+                     : flat_peel ? (n + full - 1) / full + 1
+                                 : n / sgp_policy_vec(16, in->widest_elem, n);
+  unsigned most = sgp_min_u(SPREAD_MAX_THREADS, pl->target->max_block_threads);
+  if (pl->flat ? flat_peel && sgp_policy_vec(16, in->widest_elem, n) == 1 : pl->peel) {
+    unsigned t = pl->wave, few = sgp_min_u(SPREAD_ELEMS_THREADS, most);
+    while (t * SPREAD_ELEMS < n && t * 2 <= few)
+      t *= 2;
+    if ((n + t - 1) / t <= SPREAD_MAX_ELEMS) {
+      unsigned rows = SPREAD_ELEMS_ROWS / n;
+      out[k++] = (sgp_few){.cluster = 1,
+                           .threads = t,
+                           .rows = 1,
+                           .elements = 1,
+                           .max_rows = rows < SPREAD_BLOCKS ? rows : SPREAD_BLOCKS};
+      if (out[0].max_rows == SPREAD_BLOCKS)
+        return k;
+    }
+  }
   uint64_t want = (vectors + SPREAD_ACCESSES - 1) / SPREAD_ACCESSES;
-  unsigned t = 1, most = sgp_min_u(SPREAD_MAX_THREADS, pl->target->max_block_threads);
+  unsigned t = 1;
   while (t < want)
     t *= 2;
   if (t > most)
-    return 0;
+    return k;
   unsigned block = t > pl->wave ? t : pl->wave, rows = block / t;
   unsigned chunks = (unsigned)((vectors + t - 1) / t);
   if (!pl->flat && !pl->stage && rows >= pl->rows_per_block && chunks >= pl->chunks)
+    return k;
+  out[k++] =
+      (sgp_few){.cluster = 1, .threads = block, .rows = rows, .max_rows = SPREAD_BLOCKS * rows};
+  return k;
+}
+
+/* ---- rows of 8-32 KB at few rows: clusters of small blocks ---- */
+
+/* A row of SMALL_CLUSTER_BYTES to FEW_ROWS_BYTES (the bytes it reads) that its
+ * plan (or the spread) gives one block: for M up to FEW_ROWS_BLOCKS of its
+ * blocks, a variant splits it over the largest portable cluster it splits into
+ * (8), each block of one wave, or two where a thread would hold more than
+ * SMALL_CLUSTER_VECTORS vectors of its share (at most SMALL_CLUSTER_THREADS):
+ * a block's reduction is a wave's shuffles, its partials cross the cluster
+ * (the transaction-barrier exchange). Measured on an H200 (session 36,
+ * latency.cu: CUDA graphs, 2 rounds, spread under 2 %; tools/bench/RESULTS.md
+ * "Rows of 8-32 KB at few rows: clusters of small blocks"), forced by
+ * constraints against the default (the spread of 512 threads, or the plan) at
+ * M = 1, 4, 16, 64: clusters of 8 blocks of 32 or 64 threads, f16 N = 8192 x
+ * 0.82-0.91 of the time, 12288 x 0.90-0.99, 16000 x 0.79-0.99, 4096 x
+ * 0.89-0.98, f32 N = 3296 x 0.87-0.93, 4096 x 0.84-0.92; clusters of 2 x
+ * 0.94-1.14 (f16 N = 4096 1.00-1.12), of 4 between; at 256 threads a block
+ * (session 35, "Clusters for rows of 5-30 KB") the split lost. Rows of under 8
+ * KB (f16 N = 2048) lost over 2 (1.07-1.10). Not for peeled rows (their spread
+ * of elements), prefetching or tiled plans, plans split as far already, or where
+ * constraints fix the shape. */
+#define SMALL_CLUSTER_BYTES (8 * 1024)
+#define SMALL_CLUSTER_VECTORS 4
+#define SMALL_CLUSTER_THREADS 64
+static unsigned few_rows_small_clusters(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
+                                        sgp_few *out) {
+  const sgh_target *tg = pl->target;
+  uint64_t bytes = (uint64_t)in->p->n * in->read_bytes;
+  if (!sgh_has_clusters(tg, pl->arch) || pl->layout != SG_LAYOUT_ROWS || pl->peel || pl->prefetch ||
+      pl->row_tiles > 1 || in->c->has_hw || in->c->nworkgroup || in->c->nwave || in->c->split ||
+      bytes < SMALL_CLUSTER_BYTES || bytes >= FEW_ROWS_BYTES)
     return 0;
-  *out = (sgp_few){.cluster = 1, .threads = block, .rows = rows, .max_rows = SPREAD_BLOCKS * rows};
+  unsigned split = split_cluster(vectors, tg->max_cluster);
+  if (split <= pl->cluster)
+    return 0;
+  uint64_t share = sgp_split_share(pl, vectors, split);
+  unsigned t = pl->wave;
+  while (t * SMALL_CLUSTER_VECTORS < share && t * 2 <= SMALL_CLUSTER_THREADS)
+    t *= 2;
+  *out = (sgp_few){.cluster = split, .threads = t, .max_rows = FEW_ROWS_BLOCKS / split};
   return 1;
+}
+
+/* Caps spread variants (few_rows_spread) to half the rows of the plain variant
+ * after them where they reach its most, dropping one left without rows of its own. */
+static unsigned spread_cap(sgp_few *out, unsigned n, unsigned most) {
+  unsigned k = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (out[i].max_rows >= most)
+      out[i].max_rows = most / 2;
+    if (!k || out[i].max_rows > out[k - 1].max_rows)
+      out[k++] = out[i];
+  }
+  return k;
 }
 
 /* Staged rows copied ahead (sgp_policy_stage_ahead) run their plan without
@@ -1433,8 +1522,7 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
     /* its blocks one row a thread, as before thread_rows */
     unsigned one = flat_one_row(in, pl, pl->threads_per_row).rows_per_block;
     unsigned most = FLAT_FEW_BLOCKS * one;
-    if (n && out[0].max_rows >= most) /* the spread for the fewer rows, the plain plan after */
-      out[0].max_rows = most / 2;
+    n = spread_cap(out, n, most); /* the spread for the fewer rows, the plain plan after */
     out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
     if (pl->thread_rows > 1 && pl->chosen.thread_rows && !flat_short(in, pl))
       /* then a row a thread, one wave */
@@ -1448,14 +1536,14 @@ static unsigned few_rows_list(const sgp_input *in, const sg_plan *pl, sgp_few ou
     unsigned n =
         (uint64_t)in->p->n * in->read_bytes > TINY_ROW_BYTES ? few_rows_spread(in, pl, out) : 0;
     unsigned most = PACK_FEW_BLOCKS * pl->rows_per_block;
-    if (n && out[0].max_rows >= most)
-      out[0].max_rows = most / 2;
+    n = spread_cap(out, n, most);
     out[n++] = (sgp_few){.plain = 1, .cluster = 1, .max_rows = most};
     return n;
   }
   if (pl->layout != SG_LAYOUT_ROWS || !pl->chosen.rows)
     return 0;
-  unsigned n = few_rows_spread(in, pl, out);
+  unsigned n = few_rows_small_clusters(in, pl, vectors, out);
+  n += few_rows_spread(in, pl, out + n);
   if (pl->stage && pl->peel && (uint64_t)in->p->n * in->read_bytes < FEW_ROWS_BYTES) {
     /* peeled rows staged (sgp_policy_stage): the registers plan until the
      * staged one's row blocks fill the GPU */

@@ -160,6 +160,7 @@ typedef struct sgp_few {
                         (the rest unused) */
   int grid;          /* the row's workgroups are blocks of the grid, not a cluster
                         (plan->grid_split) */
+  int elements;      /* a row's elements read one a piece: no vectors, no peeling */
   int one_row;       /* the flat plan with one row a thread (plan->thread_rows 1), not
                         prefetching (the rest unused) */
 } sgp_few;

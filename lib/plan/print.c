@@ -164,10 +164,12 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
               "for M up to %u%s\n",
               v->kernel_name, v->rows_per_block, v->block_threads, v->max_rows, a[1]);
     else if (v->cluster == 1) /* not flat, or rows spread over more blocks (sgp_policy_few_rows) */
-      fprintf(f, "  few_rows          %s: %s%u row%s a block of %u threads, %u vector%s a thread, "
-              "for M up to %u%s\n", v->kernel_name, pl->flat ? "not flat, " : "",
-              v->rows_per_block, v->rows_per_block == 1 ? "" : "s", v->block_threads, v->chunks,
-              v->chunks == 1 ? "" : "s", v->max_rows, a[1]);
+      fprintf(f,
+              "  few_rows          %s: %s%u row%s a block of %u threads, %u %s%s a thread, "
+              "for M up to %u%s\n",
+              v->kernel_name, pl->flat ? "not flat, " : "", v->rows_per_block,
+              v->rows_per_block == 1 ? "" : "s", v->block_threads, v->chunks,
+              v->vec == 1 ? "element" : "vector", v->chunks == 1 ? "" : "s", v->max_rows, a[1]);
     else
       fprintf(f, "  few_rows          %s: %u %s per row for M up to %u%s\n",
               v->kernel_name, v->cluster, v->grid_split ? "blocks of the grid" : "workgroups",

@@ -363,9 +363,10 @@ static sg_status resolve_plan(const sg_template *t, const sg_constraints *c, con
   return SG_OK;
 }
 
-/* Adds WorkgroupConstraint(dim, tile, 0) to c, as if it were given. */
-static void add_tile(sg_constraints *c, const char *dim, int64_t tile) {
-  sgp_tile *w = &c->workgroup[c->nworkgroup++];
+/* Adds WorkgroupConstraint(dim, tile, 0) (or a vector_shapes entry) to c, as if it
+ * were given. */
+static void add_tile(sgp_tile *tiles, int *ntiles, const char *dim, int64_t tile) {
+  sgp_tile *w = &tiles[(*ntiles)++];
   memset(w, 0, sizeof *w);
   snprintf(w->dim, sizeof w->dim, "%s", dim);
   w->tile = tile;
@@ -395,7 +396,9 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   } else {
     c.split = f->cluster;
     c.split_grid = f->grid;
-    add_tile(&c, in->t->dims[in->row_dim], f->rows ? f->rows : 1);
+    add_tile(c.workgroup, &c.nworkgroup, in->t->dims[in->row_dim], f->rows ? f->rows : 1);
+    if (f->elements) /* one element a piece: vector_shapes={N: 1} */
+      add_tile(c.vec, &c.nvec, in->t->dims[in->col_dim], 1);
     if (!c.waves_per_block[0]) /* given waves are honoured as in pl */
       c.waves_per_block[0] = f->threads / pl->wave, c.waves_per_block[1] = c.waves_per_block[2] = 1;
   }
@@ -417,6 +420,7 @@ static sg_plan *resolve_variant(const sgp_input *in, const sg_plan *pl, const sg
   }
   /* what the few-rows policy fixed is its choice, not a constraint's */
   v->chosen.cluster = v->chosen.rows = v->chosen.prefetch = 1;
+  v->chosen.vec |= f->elements;
   v->chosen.waves |= !in->c->waves_per_block[0];
   v->chosen.stage |= !in->c->staging;
   v->chosen.online |= !in->c->online;
