@@ -1372,14 +1372,21 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
  * vectors after it. Measured on an H200 (session 36, latency.cu: CUDA graphs, two
  * or three rounds, spread under 2 %; tools/bench/RESULTS.md "Few row blocks:
  * elements for odd rows"), one row a block against the spread of peeled vectors:
- * f16 and f32 N = 75-1035 at M = 1-300 x 0.73-0.94 of the time (f16 50 x 151 1.84
- * -> 1.47 us, the copy 1.07), N = 2179 and 4983 at M = 1-300 x 0.67-0.92 (128
+ * f16 and f32 N = 75-1035 at M = 1-300 x 0.73-0.94 of the time (f16 50 x 151 1.99
+ * -> 1.48 us, the copy 1.07), N = 2179 and 4983 at M = 1-300 x 0.67-0.92 (128
  * threads; 256 at N = 4983 x 0.73-1.00); at M = 1000 N = 593-1035 x 0.73-0.89,
  * 2179 x 0.97-0.98 and 4983 x 0.98-1.18. Staged rows under FEW_ROWS_BYTES (peeled
  * ones, sgp_policy_stage: many rows a block) get it in registers. Not for clusters
  * or tiled rows, rows of FEW_ROWS_BYTES or more (their own few-rows variants),
  * prefetching plans that are not flat, or where constraints fix the shape. Returns
  * the variants (up to 2), in increasing max_rows. */
+/* Constraints that fix a row's shape (a HardwareConstraint, rows or columns a
+ * workgroup or wave, a split): the few-rows variants that reshape rows honour them
+ * by leaving themselves out. */
+static int few_shape_given(const sgp_input *in) {
+  return in->c->has_hw || in->c->nworkgroup || in->c->nwave || in->c->split;
+}
+
 #define SPREAD_ACCESSES 2
 #define SPREAD_BLOCKS 1024
 #define SPREAD_MAX_THREADS 512
@@ -1389,8 +1396,7 @@ static unsigned few_rows_grid(const sgp_input *in, const sg_plan *pl, uint64_t v
 #define SPREAD_ELEMS_ROWS (2u << 20)
 static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few out[2]) {
   if (pl->layout != SG_LAYOUT_ROWS || pl->cluster != 1 ||
-      (pl->prefetch && !pl->flat && pl->pack == 1) || pl->row_tiles > 1 || in->c->has_hw ||
-      in->c->nworkgroup || in->c->nwave || in->c->split ||
+      (pl->prefetch && !pl->flat && pl->pack == 1) || pl->row_tiles > 1 || few_shape_given(in) ||
       (uint64_t)in->p->n * in->read_bytes >= FEW_ROWS_BYTES)
     return 0;
   /* a flat plan's vectors are those of its plain variant: 16 bytes, peeled, where
@@ -1412,7 +1418,7 @@ static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few 
                            .rows = 1,
                            .elements = 1,
                            .max_rows = rows < SPREAD_BLOCKS ? rows : SPREAD_BLOCKS};
-      if (out[0].max_rows == SPREAD_BLOCKS)
+      if (out[k - 1].max_rows == SPREAD_BLOCKS) /* no rows left to the vectors */
         return k;
     }
   }
@@ -1445,8 +1451,8 @@ static unsigned few_rows_spread(const sgp_input *in, const sg_plan *pl, sgp_few 
  * constraints against the default (the spread of 512 threads, or the plan) at
  * M = 1, 4, 16, 64: clusters of 8 blocks of 32 or 64 threads, f16 N = 8192 x
  * 0.82-0.91 of the time, 12288 x 0.90-0.99, 16000 x 0.79-0.99, 4096 x
- * 0.89-0.98, f32 N = 3296 x 0.87-0.93, 4096 x 0.84-0.92; clusters of 2 x
- * 0.94-1.14 (f16 N = 4096 1.00-1.12), of 4 between; at 256 threads a block
+ * 0.89-0.99, f32 N = 3296 x 0.87-0.93, 4096 x 0.84-0.92; clusters of 2 x
+ * 0.90-1.14 (f16 N = 4096 over 2 of one wave 1.07-1.12), of 4 between; at 256 threads a block
  * (session 35, "Clusters for rows of 5-30 KB") the split lost. Rows of under 8
  * KB (f16 N = 2048) lost over 2 (1.07-1.10). Not for peeled rows (their spread
  * of elements), prefetching or tiled plans, plans split as far already, or where
@@ -1459,8 +1465,8 @@ static unsigned few_rows_small_clusters(const sgp_input *in, const sg_plan *pl, 
   const sgh_target *tg = pl->target;
   uint64_t bytes = (uint64_t)in->p->n * in->read_bytes;
   if (!sgh_has_clusters(tg, pl->arch) || pl->layout != SG_LAYOUT_ROWS || pl->peel || pl->prefetch ||
-      pl->row_tiles > 1 || in->c->has_hw || in->c->nworkgroup || in->c->nwave || in->c->split ||
-      bytes < SMALL_CLUSTER_BYTES || bytes >= FEW_ROWS_BYTES)
+      pl->row_tiles > 1 || few_shape_given(in) || bytes < SMALL_CLUSTER_BYTES ||
+      bytes >= FEW_ROWS_BYTES)
     return 0;
   unsigned split = split_cluster(vectors, tg->max_cluster);
   if (split <= pl->cluster)
