@@ -674,7 +674,7 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
 #define CLUSTER_REGISTERS_FILL_NUM 7
 #define CLUSTER_REGISTERS_FILL_DEN 8
 /* Over the non-portable clusters (past tg->max_cluster: 16 on sm_90) only
- * where a workgroup's share is more than CLUSTER_REGISTERS_WIDE_BYTES.
+ * where a workgroup's share is CLUSTER_REGISTERS_WIDE_BYTES or more.
  * Measured on an H200 (session 32, compare.sh, 2 rounds, spread median 0.4 %,
  * p90 2.3 %; tools/bench/RESULTS.md "Rows in registers over 16"), over 16
  * against the plans before (staged over 4 or 8, few-rows variants staged over
@@ -682,11 +682,28 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * at every M >= 32; f16 and bf16 (shares of 14.5-20 KB) 1.0-1.17 x at M =
  * 16-64 but 0.86-0.99 x at M >= 256, where 4-5 blocks of 256 threads a
  * multiprocessor (ptxas: 48-64 registers) keep 58-100 KB in flight against
- * the staged plans' 120-190 KB. Their gain at few rows is a few-rows variant's
- * (few_rows_list: the split of 16 in registers up to M = 32). */
-#define CLUSTER_REGISTERS_WIDE_BYTES (24 * 1024)
+ * the staged plans' 120-190 KB; so over 24 KB then. Measured again on an H100
+ * (session 37, compare.sh, 2-4 rounds, spread median 0.5 %; tools/bench/
+ * RESULTS.md "16-bit rows over 16 in registers"), forced against the plans
+ * of then (the capped split of 8 at N = 131072, the staged split of 8 and its
+ * variants at 151936 and 152064), f16 and bf16 at M = 24-4000: shares of
+ * 16-19 KB (32-40 values, 48-64 registers) 1.03-1.12 x at every M >= 48
+ * (bf16 64 x 152064 0.81 -> 0.91 of the copy, f16 4000 x 151936 0.94 ->
+ * 0.99, bf16 1963 x 131072 0.94 -> 1.00), 1.00-1.07 x at M = 32 and
+ * 0.95-1.01 x at M = 24 (against the few-rows variants); shares of
+ * 24.5-32 KB over 512 threads (201088, 262144) lost (0.85-0.98 x), as did
+ * 512-thread blocks at 16-19 KB (0.75-0.85 x). Hence from 16 KB: 16-bit N =
+ * 131072-196608, whose few-rows variants but the lone blocks of 16 for M up to
+ * 4 (CLUSTER_REGISTERS_LONE_BYTES) the kernel replaces: the same split in
+ * registers (at M = 5-32) or measured above (M = 33-64, the staged split of 8). */
+#define CLUSTER_REGISTERS_WIDE_BYTES (16 * 1024)
+/* The shares of CLUSTER_REGISTERS_WIDE_BYTES to CLUSTER_REGISTERS_LONE_BYTES over
+ * 16 (the 16-bit rows session 37 moved there, measured at M >= 24) keep the
+ * few-rows variant of lone blocks of 16 for M up to 4 (few_rows_clusters) that
+ * served them before; the f32 shares past it never had one. */
+#define CLUSTER_REGISTERS_LONE_BYTES (24 * 1024)
 /* Where no cluster holds the share at CLUSTER_REGISTERS_VALUES (16-bit rows of
- * N = 98305-131072, and shorter ones whose share fills under 7/8 of its
+ * N = 98305-131071, and shorter ones whose share fills under 7/8 of its
  * chunks, e.g. 25848 and 50304), a row takes the
  * smallest portable cluster that holds it at CLUSTER_REGISTERS_CAPPED_VALUES,
  * the blocks asked to fit CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor
@@ -704,8 +721,8 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * staged block a row (H200, same run as CLUSTER_REGISTERS_BYTES) f16 and bf16
  * N = 25232-28160 at M = 54-4000 1.00-1.19 x (f16 363 x 26824 0.91 -> 1.03,
  * 4000 x 25848 0.90 -> 1.00; bf16 363 x 27096 0.87 -> 1.03), M = 54 0.96-1.03.
- * Past the portable clusters only where a workgroup's share is more than
- * CLUSTER_REGISTERS_CAPPED_WIDE_BYTES: f32 N = 196609-262144 over 16 (shares of
+ * Past the portable clusters only where a workgroup's share is
+ * CLUSTER_REGISTERS_CAPPED_WIDE_BYTES or more: f32 N = 196609-262144 over 16 (shares of
  * 48-64 KB), against staged over 16 (64 KB a block, 3 a multiprocessor;
  * session 33, 2 rounds, spread median 0.4 %) at M = 32-4000 1.01-1.15 x (201088
  * 0.86 -> 0.99 at M = 1441, 262144 0.88 -> 0.95); the 16-bit rows there
@@ -750,14 +767,14 @@ static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vect
 
 /* The smallest cluster of 2 up to `most` that can hold the share at `values`
  * a thread (registers_split >= 0), if it fills its chunks and is portable or
- * its workgroup's share is over `wide_bytes`; else 0. */
+ * its workgroup's share is `wide_bytes` or more; else 0. */
 static unsigned smallest_split(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
                                unsigned most, unsigned values, uint64_t wide_bytes) {
   for (unsigned k = 2; k <= most; k *= 2) {
     int fits = registers_split(in, pl, vectors, k, values);
     if (fits >= 0)
       return fits && (k <= pl->target->max_cluster ||
-                      sgp_split_share(pl, vectors, k) * pl->vec_bytes > wide_bytes)
+                      sgp_split_share(pl, vectors, k) * pl->vec_bytes >= wide_bytes)
                  ? k
                  : 0;
   }
@@ -1602,8 +1619,17 @@ static unsigned few_rows_clusters(const sgp_input *in, const sg_plan *pl, uint64
   base.staged = values > AUTO_ELEMS_PER_THREAD && can_stage;
   base.threads = threads;
   base.max_rows = FEW_ROWS_BLOCKS / base.cluster;
-  if (base.cluster < pl->cluster) /* clusters of 16 (staged, sgp_policy_stage) */
+  if (base.cluster < pl->cluster) {
+    /* clusters of 16 already (staged, sgp_policy_stage, or in registers,
+     * cluster_registers): none, but where the split of 16 in registers holds
+     * shares under CLUSTER_REGISTERS_LONE_BYTES (16-bit rows, session 37's
+     * rule), the lone blocks of 16 that served their M up to 4 before it */
+    if (!pl->stage && values > AUTO_ELEMS_PER_THREAD &&
+        sgp_split_share(pl, vectors, pl->cluster) * pl->vec_bytes < CLUSTER_REGISTERS_LONE_BYTES &&
+        few_rows_wide(in, pl, vectors, can_stage, &out[n]))
+      n++;
     return n;
+  }
   /* where the split of 8 cannot hold its share in 256 threads' registers,
    * the split of 16 for the fewest rows first */
   if (values > AUTO_ELEMS_PER_THREAD && few_rows_wide(in, pl, vectors, can_stage, &out[n]))
