@@ -674,15 +674,16 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
 #define CLUSTER_REGISTERS_FILL_NUM 7
 #define CLUSTER_REGISTERS_FILL_DEN 8
 /* Over the non-portable clusters (past tg->max_cluster: 16 on sm_90) only
- * where a workgroup's share is CLUSTER_REGISTERS_WIDE_BYTES or more.
- * Measured on an H200 (session 32, compare.sh, 2 rounds, spread median 0.4 %,
- * p90 2.3 %; tools/bench/RESULTS.md "Rows in registers over 16"), over 16
- * against the plans before (staged over 4 or 8, few-rows variants staged over
- * 8), N = 100352-163608 at M = 16-4000: f32 (shares of 24.5-40 KB) 1.05-1.27 x
- * at every M >= 32; f16 and bf16 (shares of 14.5-20 KB) 1.0-1.17 x at M =
- * 16-64 but 0.86-0.99 x at M >= 256, where 4-5 blocks of 256 threads a
- * multiprocessor (ptxas: 48-64 registers) keep 58-100 KB in flight against
- * the staged plans' 120-190 KB; so over 24 KB then. Measured again on an H100
+ * where a workgroup's share is more than CLUSTER_REGISTERS_WIDE_BYTES, or
+ * CLUSTER_REGISTERS_NARROW_BYTES or more at most CLUSTER_REGISTERS_NARROW_VALUES
+ * values a thread. Measured on an H200 (session 32, compare.sh, 2 rounds,
+ * spread median 0.4 %, p90 2.3 %; tools/bench/RESULTS.md "Rows in registers
+ * over 16"), over 16 against the plans before (staged over 4 or 8, few-rows
+ * variants staged over 8), N = 100352-163608 at M = 16-4000: f32 (shares of
+ * 24.5-40 KB) 1.05-1.27 x at every M >= 32; f16 and bf16 (shares of 14.5-20
+ * KB) 1.0-1.17 x at M = 16-64 but 0.86-0.99 x at M >= 256, where 4-5 blocks of
+ * 256 threads a multiprocessor (ptxas: 48-64 registers) keep 58-100 KB in
+ * flight against the staged plans' 120-190 KB. Measured again on an H100
  * (session 37, compare.sh, 2-4 rounds, spread median 0.5 %; tools/bench/
  * RESULTS.md "16-bit rows over 16 in registers"), forced against the plans
  * of then (the capped split of 8 at N = 131072, the staged split of 8 and its
@@ -692,16 +693,15 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * 0.99, bf16 1963 x 131072 0.94 -> 1.00), 1.00-1.07 x at M = 32 and
  * 0.95-1.01 x at M = 24 (against the few-rows variants); shares of
  * 24.5-32 KB over 512 threads (201088, 262144) lost (0.85-0.98 x), as did
- * 512-thread blocks at 16-19 KB (0.75-0.85 x). Hence from 16 KB: 16-bit N =
- * 131072-196608, whose few-rows variants but the lone blocks of 16 for M up to
- * 4 (CLUSTER_REGISTERS_LONE_BYTES) the kernel replaces: the same split in
- * registers (at M = 5-32) or measured above (M = 33-64, the staged split of 8). */
-#define CLUSTER_REGISTERS_WIDE_BYTES (16 * 1024)
-/* The shares of CLUSTER_REGISTERS_WIDE_BYTES to CLUSTER_REGISTERS_LONE_BYTES over
- * 16 (the 16-bit rows session 37 moved there, measured at M >= 24) keep the
- * few-rows variant of lone blocks of 16 for M up to 4 (few_rows_clusters) that
- * served them before; the f32 shares past it never had one. */
-#define CLUSTER_REGISTERS_LONE_BYTES (24 * 1024)
+ * 512-thread blocks at 16-19 KB (0.75-0.85 x). Hence the narrow band: 16-bit
+ * N = 131072-163840 (at 48 values, N up to 196608, ptxas spills 4-36 bytes at
+ * 64 registers: not measured, not taken). Their few-rows variants but the
+ * lone blocks of 16 for M up to 4 (few_rows_clusters) the kernel replaces:
+ * the same split in registers (at M = 5-32) or measured above (M = 33-64, the
+ * staged split of 8). */
+#define CLUSTER_REGISTERS_WIDE_BYTES (24 * 1024)
+#define CLUSTER_REGISTERS_NARROW_BYTES (16 * 1024)
+#define CLUSTER_REGISTERS_NARROW_VALUES 40
 /* Where no cluster holds the share at CLUSTER_REGISTERS_VALUES (16-bit rows of
  * N = 98305-131071, and shorter ones whose share fills under 7/8 of its
  * chunks, e.g. 25848 and 50304), a row takes the
@@ -721,8 +721,8 @@ static int registers_hold(const sgp_input *in, const sg_plan *pl, uint64_t vecto
  * staged block a row (H200, same run as CLUSTER_REGISTERS_BYTES) f16 and bf16
  * N = 25232-28160 at M = 54-4000 1.00-1.19 x (f16 363 x 26824 0.91 -> 1.03,
  * 4000 x 25848 0.90 -> 1.00; bf16 363 x 27096 0.87 -> 1.03), M = 54 0.96-1.03.
- * Past the portable clusters only where a workgroup's share is
- * CLUSTER_REGISTERS_CAPPED_WIDE_BYTES or more: f32 N = 196609-262144 over 16 (shares of
+ * Past the portable clusters only where a workgroup's share is more than
+ * CLUSTER_REGISTERS_CAPPED_WIDE_BYTES: f32 N = 196609-262144 over 16 (shares of
  * 48-64 KB), against staged over 16 (64 KB a block, 3 a multiprocessor;
  * session 33, 2 rounds, spread median 0.4 %) at M = 32-4000 1.01-1.15 x (201088
  * 0.86 -> 0.99 at M = 1441, 262144 0.88 -> 0.95); the 16-bit rows there
@@ -767,16 +767,20 @@ static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vect
 
 /* The smallest cluster of 2 up to `most` that can hold the share at `values`
  * a thread (registers_split >= 0), if it fills its chunks and is portable or
- * its workgroup's share is `wide_bytes` or more; else 0. */
+ * its workgroup's share is over `wide_bytes` (or, with `narrow`, in the band
+ * of CLUSTER_REGISTERS_NARROW_BYTES and _VALUES); else 0. */
 static unsigned smallest_split(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
-                               unsigned most, unsigned values, uint64_t wide_bytes) {
+                               unsigned most, unsigned values, uint64_t wide_bytes, int narrow) {
   for (unsigned k = 2; k <= most; k *= 2) {
     int fits = registers_split(in, pl, vectors, k, values);
-    if (fits >= 0)
-      return fits && (k <= pl->target->max_cluster ||
-                      sgp_split_share(pl, vectors, k) * pl->vec_bytes >= wide_bytes)
-                 ? k
-                 : 0;
+    if (fits < 0)
+      continue;
+    uint64_t share = sgp_split_share(pl, vectors, k);
+    uint64_t held = (share + CLUSTER_BLOCK_THREADS - 1) / CLUSTER_BLOCK_THREADS * pl->vec;
+    int wide = share * pl->vec_bytes > wide_bytes ||
+               (narrow && share * pl->vec_bytes >= CLUSTER_REGISTERS_NARROW_BYTES &&
+                held <= CLUSTER_REGISTERS_NARROW_VALUES);
+    return fits && (k <= pl->target->max_cluster || wide) ? k : 0;
   }
   return 0;
 }
@@ -789,13 +793,13 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
   if (c->nworkgroup || c->nwave || c->waves_per_block[0] || c->split || c->hold >= 2)
     return 0;
   unsigned most = sgp_min_u(CLUSTER_REGISTERS_MOST, sgh_largest_cluster(pl->target));
-  unsigned k =
-      smallest_split(in, pl, vectors, most, CLUSTER_REGISTERS_VALUES, CLUSTER_REGISTERS_WIDE_BYTES);
+  unsigned k = smallest_split(in, pl, vectors, most, CLUSTER_REGISTERS_VALUES,
+                              CLUSTER_REGISTERS_WIDE_BYTES, 1);
   /* else the capped tier: at most CLUSTER_REGISTERS_CAPPED_VALUES, in blocks
    * capped to CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor */
   return k ? k
            : smallest_split(in, pl, vectors, most, CLUSTER_REGISTERS_CAPPED_VALUES,
-                            CLUSTER_REGISTERS_CAPPED_WIDE_BYTES);
+                            CLUSTER_REGISTERS_CAPPED_WIDE_BYTES, 0);
 }
 
 unsigned sgp_policy_registers_blocks_per_sm(const sgp_input *in, const sg_plan *pl) {
@@ -1622,10 +1626,11 @@ static unsigned few_rows_clusters(const sgp_input *in, const sg_plan *pl, uint64
   if (base.cluster < pl->cluster) {
     /* clusters of 16 already (staged, sgp_policy_stage, or in registers,
      * cluster_registers): none, but where the split of 16 in registers holds
-     * shares under CLUSTER_REGISTERS_LONE_BYTES (16-bit rows, session 37's
-     * rule), the lone blocks of 16 that served their M up to 4 before it */
+     * shares of CLUSTER_REGISTERS_WIDE_BYTES or less (the narrow band:
+     * 16-bit rows, session 37), the lone blocks of 16 that served their M up
+     * to 4 before it */
     if (!pl->stage && values > AUTO_ELEMS_PER_THREAD &&
-        sgp_split_share(pl, vectors, pl->cluster) * pl->vec_bytes < CLUSTER_REGISTERS_LONE_BYTES &&
+        sgp_split_share(pl, vectors, pl->cluster) * pl->vec_bytes <= CLUSTER_REGISTERS_WIDE_BYTES &&
         few_rows_wide(in, pl, vectors, can_stage, &out[n]))
       n++;
     return n;
