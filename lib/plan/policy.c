@@ -767,19 +767,18 @@ static int registers_split(const sgp_input *in, const sg_plan *pl, uint64_t vect
 
 /* The smallest cluster of 2 up to `most` that can hold the share at `values`
  * a thread (registers_split >= 0), if it fills its chunks and is portable or
- * its workgroup's share is over `wide_bytes` (or, with `narrow`, in the band
- * of CLUSTER_REGISTERS_NARROW_BYTES and _VALUES); else 0. */
+ * its workgroup's share is over `wide_bytes`, or CLUSTER_REGISTERS_NARROW_BYTES
+ * or more held at most `narrow_values` a thread (0: no such band); else 0. */
 static unsigned smallest_split(const sgp_input *in, const sg_plan *pl, uint64_t vectors,
-                               unsigned most, unsigned values, uint64_t wide_bytes, int narrow) {
+                               unsigned most, unsigned values, uint64_t wide_bytes,
+                               unsigned narrow_values) {
   for (unsigned k = 2; k <= most; k *= 2) {
     int fits = registers_split(in, pl, vectors, k, values);
     if (fits < 0)
       continue;
-    uint64_t share = sgp_split_share(pl, vectors, k);
-    uint64_t held = (share + CLUSTER_BLOCK_THREADS - 1) / CLUSTER_BLOCK_THREADS * pl->vec;
-    int wide = share * pl->vec_bytes > wide_bytes ||
-               (narrow && share * pl->vec_bytes >= CLUSTER_REGISTERS_NARROW_BYTES &&
-                held <= CLUSTER_REGISTERS_NARROW_VALUES);
+    uint64_t bytes = sgp_split_share(pl, vectors, k) * pl->vec_bytes;
+    int wide = bytes > wide_bytes || (narrow_values && bytes >= CLUSTER_REGISTERS_NARROW_BYTES &&
+                                      registers_split(in, pl, vectors, k, narrow_values) >= 0);
     return fits && (k <= pl->target->max_cluster || wide) ? k : 0;
   }
   return 0;
@@ -794,7 +793,7 @@ static unsigned cluster_registers(const sgp_input *in, const sg_plan *pl, uint64
     return 0;
   unsigned most = sgp_min_u(CLUSTER_REGISTERS_MOST, sgh_largest_cluster(pl->target));
   unsigned k = smallest_split(in, pl, vectors, most, CLUSTER_REGISTERS_VALUES,
-                              CLUSTER_REGISTERS_WIDE_BYTES, 1);
+                              CLUSTER_REGISTERS_WIDE_BYTES, CLUSTER_REGISTERS_NARROW_VALUES);
   /* else the capped tier: at most CLUSTER_REGISTERS_CAPPED_VALUES, in blocks
    * capped to CLUSTER_REGISTERS_CAPPED_BLOCKS a multiprocessor */
   return k ? k
@@ -1629,7 +1628,7 @@ static unsigned few_rows_clusters(const sgp_input *in, const sg_plan *pl, uint64
      * shares of CLUSTER_REGISTERS_WIDE_BYTES or less (the narrow band:
      * 16-bit rows, session 37), the lone blocks of 16 that served their M up
      * to 4 before it */
-    if (!pl->stage && values > AUTO_ELEMS_PER_THREAD &&
+    if (!pl->stage &&
         sgp_split_share(pl, vectors, pl->cluster) * pl->vec_bytes <= CLUSTER_REGISTERS_WIDE_BYTES &&
         few_rows_wide(in, pl, vectors, can_stage, &out[n]))
       n++;
