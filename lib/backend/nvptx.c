@@ -43,23 +43,6 @@ static LLVMValueRef shuffle_xor(sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsi
   return sgc_intrinsic(cx, "llvm.nvvm.shfl.sync.bfly.f32", NULL, args, 4);
 }
 
-/* The wave's max as redux.sync.max.s32 (sm_80) on the float's bits mapped to
- * ordered integers (negative floats' magnitude bits flipped; a NaN of either
- * sign to the largest, which maps back to a NaN): one instruction of about two
- * shuffles' latency instead of five shuffles and maxes. */
-static LLVMValueRef ordered_bits(sgc_ctx *cx, LLVMValueRef i) {
-  LLVMValueRef sign = LLVMBuildAShr(cx->b, i, LLVMConstInt(cx->i32, 31, 0), "");
-  return LLVMBuildXor(cx->b, i, LLVMBuildLShr(cx->b, sign, LLVMConstInt(cx->i32, 1, 0), ""), "");
-}
-static LLVMValueRef wave_max(sgc_ctx *cx, LLVMValueRef v) {
-  LLVMValueRef key = ordered_bits(cx, LLVMBuildBitCast(cx->b, v, cx->i32, ""));
-  key = LLVMBuildSelect(cx->b, LLVMBuildFCmp(cx->b, LLVMRealUNO, v, v, ""),
-                        LLVMConstInt(cx->i32, 0x7fffffff, 0), key, "");
-  LLVMValueRef args[2] = {key, LLVMConstInt(cx->i32, 0xffffffffu, 0)};
-  LLVMValueRef max = sgc_intrinsic(cx, "llvm.nvvm.redux.sync.max", NULL, args, 2);
-  return LLVMBuildBitCast(cx->b, ordered_bits(cx, max), cx->f32, "wave_max");
-}
-
 static void barrier(sgc_ctx *cx) { sgc_intrinsic(cx, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL,
                                                  (LLVMValueRef[]){LLVMConstInt(cx->i32, 0, 0)}, 1); }
 
@@ -247,7 +230,6 @@ static const sgc_hooks hooks = {
     .block_id = block_id,
     .grid_blocks = grid_blocks,
     .shuffle_xor = shuffle_xor,
-    .wave_max = wave_max,
     .barrier = barrier,
     .exp2 = exp2_fast,
     .log2 = log2_fast,

@@ -29,10 +29,6 @@ typedef struct sgc_hooks {
   LLVMValueRef (*block_id)(struct sgc_ctx *cx);
   LLVMValueRef (*grid_blocks)(struct sgc_ctx *cx);
   LLVMValueRef (*shuffle_xor)(struct sgc_ctx *cx, LLVMValueRef v, unsigned mask, unsigned width);
-  /* The max of the f32 scalar v over the whole wave, in every lane (a NaN if
-   * any lane holds one), by one instruction: where the target's wave_max_op
-   * says so (target/target.h; else NULL, the xor butterfly of shuffle_xor). */
-  LLVMValueRef (*wave_max)(struct sgc_ctx *cx, LLVMValueRef v);
   void (*barrier)(struct sgc_ctx *cx);
   /* exp2; flush: how far results below 2^-126 may be 0 (codegen.h, the
    * SGC_EXP_ levels; where no output can tell: codegen/walk.c, exp_flushes),

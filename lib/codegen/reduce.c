@@ -165,12 +165,8 @@ static partial butterfly(sgc_ctx *cx, sgc_reduce_kind kind, partial acc, unsigne
     return acc;
   sgc_reduce_kind first = kind == SGC_REDUCE_ONLINE ? SGC_REDUCE_MAX : kind;
   LLVMValueRef v = acc.v[0];
-  if (first == SGC_REDUCE_MAX && width == cx->plan->wave && cx->plan->target->wave_max_op &&
-      LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMFloatTypeKind)
-    v = cx->hooks->wave_max(cx, v);
-  else
-    for (unsigned m = width / 2; m >= 1; m /= 2)
-      v = sgc_combine(cx, first, v, cx->hooks->shuffle_xor(cx, v, m, width));
+  for (unsigned m = width / 2; m >= 1; m /= 2)
+    v = sgc_combine(cx, first, v, cx->hooks->shuffle_xor(cx, v, m, width));
   if (kind != SGC_REDUCE_ONLINE)
     return (partial){{v, NULL}};
   LLVMValueRef s = LLVMBuildFMul(cx->b, acc.v[1], sgc_rescale(cx, acc.v[0], v, 1), "");

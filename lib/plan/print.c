@@ -109,11 +109,8 @@ void sg_plan_print(const sg_plan *pl, FILE *f) {
   if (pl->pack > 1)
     fprintf(f, " in %u segments of %u lanes (%u xor steps each)", pl->pack, pl->vec / pl->pack,
             (unsigned)__builtin_ctz(pl->vec / pl->pack));
-  unsigned lanes = pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave;
-  fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes%s)", pl->shuffle_steps, lanes,
-          lanes == pl->wave && pl->target->wave_max_op && pl->shuffle_steps
-              ? "; a max: one wave-wide instruction"
-              : "");
+  fprintf(f, " -> wave (%u xor-shuffle steps over %u lanes)", pl->shuffle_steps,
+          pl->threads_per_row < pl->wave ? pl->threads_per_row : pl->wave);
   unsigned hw = sgp_hw_cluster(pl);
   if (hw > 1)
     fprintf(f,

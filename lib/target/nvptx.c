@@ -79,7 +79,6 @@ const sgh_target sgh_nvptx = {
     .max_static_smem = 48 * 1024,
     .max_elems_per_thread = 64,
     .peel_rows = 1,
-    .wave_max_op = 1,
     .grid_split = 1,
     .max_blocks_per_sm = 32,
     .max_threads_per_sm = 2048,

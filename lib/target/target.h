@@ -39,10 +39,6 @@ typedef struct sgh_target {
    * resident; plan->grid_split); 0: no such variant (the host runs blocks in
    * turn). */
   int grid_split;
-  /* 1: a max over a whole wave is one instruction (NVPTX: redux.sync.max on
-   * the floats' bits as ordered integers, sm_80 and up) instead of the xor
-   * butterfly: codegen asks the backend's wave_max hook (codegen/hooks.h). */
-  int wave_max_op;
   /* The most blocks a multiprocessor holds, where the backend can ask its
    * register allocator to fit a number of them (NVPTX: .minnctapersm; plan->
    * blocks_per_sm); 0: it cannot (PipelineConstraint(blocks_per_sm) is
